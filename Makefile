@@ -1,0 +1,33 @@
+# The two commands of foo-cl: `make test` runs the tests, `make bench` the benchmarks. Each first
+# installs what is missing (OpenCL driver and headers, a .venv with the pinned torch, the extension)
+# and is quick when nothing changed. PYTHON picks the interpreter for the venv.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+SOURCES := setup.py $(shell find csrc kernels_cl -type f -not -path 'csrc/generated/*')
+
+.PHONY: test bench build system clean
+
+test: build
+	$(PY) -m pytest tests $(PYTEST_ARGS)
+
+bench: build
+	$(PY) -m benchmarks.run $(BENCH_ARGS)
+
+build: $(VENV)/.foo-cl-built
+
+system:
+	@PYTHON=$(PYTHON) scripts/setup-system.sh
+
+$(VENV)/.deps-installed: requirements.txt | system
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	touch $@
+
+$(VENV)/.foo-cl-built: $(VENV)/.deps-installed $(SOURCES)
+	MAX_JOBS=$${MAX_JOBS:-2} $(PY) -m pip install -q --no-build-isolation --no-deps -e .
+	touch $@
+
+clean:
+	rm -rf build csrc/generated foo_cl/_C*.so *.egg-info $(VENV)/.foo-cl-built

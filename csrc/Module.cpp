@@ -1,0 +1,75 @@
+// foo_cl._C: the Python bindings the torch.foo module is written on. Loading it registers the
+// runtime (allocator, guard, hooks) and every foo kernel through static initialisers.
+#include "aten/Fallback.h"
+#include "runtime/Device.h"
+#include "runtime/ProgramCache.h"
+#include "runtime/QueuePool.h"
+
+#include <c10/util/Exception.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+using namespace foo_cl;
+
+namespace {
+
+py::dict device_properties(int index) {
+  const runtime::DeviceInfo& info = runtime::device_info(static_cast<c10::DeviceIndex>(index));
+  const char* type = (info.type & CL_DEVICE_TYPE_GPU)           ? "gpu"
+                     : (info.type & CL_DEVICE_TYPE_CPU)         ? "cpu"
+                     : (info.type & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator"
+                                                                : "other";
+  py::dict d;
+  d["name"] = info.name;
+  d["vendor"] = info.vendor;
+  d["driver_version"] = info.driver_version;
+  d["opencl_version"] = info.opencl_version;
+  d["platform_name"] = info.platform_name;
+  d["device_type"] = type;
+  d["total_memory"] = info.global_mem_size;
+  d["max_alloc_size"] = info.max_alloc_size;
+  d["local_memory"] = info.local_mem_size;
+  d["multi_processor_count"] = info.compute_units;
+  d["max_work_group_size"] = info.max_work_group_size;
+  d["has_fp16"] = info.has_fp16;
+  d["has_fp64"] = info.has_fp64;
+  return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_C, m) {
+  // Runtime errors reach Python as RuntimeError with PyTorch's message, without the C++ backtrace.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const c10::Error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what_without_backtrace());
+    }
+  });
+  m.def("_device_count", [] { return static_cast<int>(runtime::device_count()); });
+  m.def("_current_device", [] { return static_cast<int>(runtime::current_device()); });
+  m.def("_set_device", [](int index) { runtime::set_current_device(static_cast<c10::DeviceIndex>(index)); });
+  m.def("_check_device", [](int index) { runtime::check_device_index(static_cast<c10::DeviceIndex>(index)); });
+  m.def("_device_properties", &device_properties);
+  m.def("_synchronize", [](int index) {
+    py::gil_scoped_release no_gil;
+    runtime::synchronize_device(static_cast<c10::DeviceIndex>(index));
+  });
+
+  m.def("_fallback_mode", &aten::fallback_mode);
+  m.def("_set_fallback_mode", &aten::set_fallback_mode);
+  m.def("_fallback_counts", &aten::fallback_counts);
+  m.def("_reset_fallback_counts", &aten::reset_fallback_counts);
+
+  m.def("_kernel_cache_dir", &runtime::disk_cache_dir);
+  m.def("_clear_kernel_cache", &runtime::clear_disk_cache);
+  m.def("_program_builds", [] {
+    py::list out;
+    for (const auto& b : runtime::program_builds()) {
+      out.append(py::make_tuple(b.key, b.options, b.milliseconds, b.from_disk));
+    }
+    return out;
+  });
+}

@@ -1,0 +1,143 @@
+// Kernel argument binding, work sizes, and the host-side split of high-rank strided launches.
+#include "launch/Launch.h"
+
+#include "runtime/Device.h"
+#include "runtime/QueuePool.h"
+
+#include <ATen/TensorIterator.h>
+
+#include <algorithm>
+
+namespace foo_cl::launch {
+
+const char* dtype_name(c10::ScalarType type) {
+  switch (type) {
+    case c10::kFloat:
+      return "float";
+    case c10::kDouble:
+      return "double";
+    case c10::kHalf:
+      return "half";
+    case c10::kBFloat16:
+      return "bfloat16";
+    case c10::kChar:
+      return "int8";
+    case c10::kByte:
+      return "uint8";
+    case c10::kShort:
+      return "int16";
+    case c10::kInt:
+      return "int32";
+    case c10::kLong:
+      return "int64";
+    case c10::kBool:
+      return "bool";
+    default:
+      TORCH_CHECK(false, "foo-cl: dtype ", type,
+                  " is not supported on foo (supported: float32, float64, float16, bfloat16, int8, int16, int32, "
+                  "int64, uint8, bool)");
+  }
+}
+
+void check_dtype_supported(c10::DeviceIndex device, c10::ScalarType type) {
+  dtype_name(type);
+  if (type == c10::kDouble) {
+    const runtime::DeviceInfo& info = runtime::device_info(device);
+    TORCH_CHECK(info.has_fp64, "foo-cl: foo:", static_cast<int>(device), " (", info.name,
+                ") does not support float64 (no cl_khr_fp64); use float32");
+  }
+}
+
+const char* bits_dtype_name(c10::ScalarType type) {
+  switch (c10::elementSize(type)) {
+    case 1:
+      return "uint8";
+    case 2:
+      return "int16";
+    case 4:
+      return "int32";
+    case 8:
+      return "int64";
+    default:
+      TORCH_CHECK(false, "foo-cl: dtype ", type, " is not supported on foo");
+  }
+}
+
+std::string dtype_option(const char* macro, c10::ScalarType type) {
+  std::string option = std::string("-D") + macro + "=" + dtype_name(type) + " ";
+  if (type == c10::kDouble) option += "-DFOO_FP64 ";
+  return option;
+}
+
+std::string index_option(int64_t n) {
+  return n <= static_cast<int64_t>(UINT32_MAX) ? "-DINDEX_T=uint " : "-DINDEX_T=ulong ";
+}
+
+KernelCall::KernelCall(c10::DeviceIndex device, const std::string& key, const char* name, const std::string& options)
+    : device_(device), kernel_(runtime::kernel(device, key, name, options)), name_(name) {}
+
+KernelCall& KernelCall::buffer(const void* address) {
+  const runtime::BufferRef ref = runtime::buffer_of(address);
+  const cl_ulong offset = ref.offset;
+  bytes(&ref.mem, sizeof(cl_mem));
+  return bytes(&offset, sizeof(offset));
+}
+
+KernelCall& KernelCall::count(int64_t n) {
+  if (n <= static_cast<int64_t>(UINT32_MAX)) return value(static_cast<cl_uint>(n));
+  return value(static_cast<cl_ulong>(n));
+}
+
+KernelCall& KernelCall::bytes(const void* data, size_t size) {
+  const cl_int err = clSetKernelArg(kernel_, next_arg_, size, data);
+  TORCH_CHECK(err == CL_SUCCESS, "foo-cl: setting argument ", next_arg_, " of kernel ", name_, " failed with ",
+              runtime::cl_error_name(err));
+  ++next_arg_;
+  return *this;
+}
+
+void KernelCall::launch(int64_t n) {
+  if (n <= 0) return;
+  const runtime::DeviceInfo& info = runtime::device_info(device_);
+  // Kernels loop over their elements with a grid stride, so the grid only has to fill the device.
+  const size_t local = std::min<size_t>(256, info.max_work_group_size);
+  const size_t max_groups = static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64;
+  const size_t groups = std::min<size_t>((static_cast<size_t>(n) + local - 1) / local, max_groups);
+  const size_t global = groups * local;
+  const cl_int err = clEnqueueNDRangeKernel(runtime::current_queue(device_), kernel_, 1, nullptr, &global, &local, 0,
+                                            nullptr, nullptr);
+  TORCH_CHECK(err == CL_SUCCESS, "foo-cl: launching kernel ", name_, " on foo:", static_cast<int>(device_),
+              " failed with ", runtime::cl_error_name(err));
+}
+
+void for_each_strided_slice(const at::TensorIteratorBase& iter,
+                            const std::function<void(const StridedSlice&)>& launch) {
+  const int ndim = iter.ndim();
+  const int ntensors = iter.ntensors();
+  TORCH_INTERNAL_ASSERT(ntensors <= kMaxOperands);
+  const int inner = std::min(ndim, kMaxDims);
+  StridedSlice slice{};
+  slice.ndim = std::max(inner, 1);
+  slice.numel = 1;
+  for (int d = 0; d < inner; ++d) {
+    slice.layout.size[d] = iter.shape()[d];
+    slice.numel *= iter.shape()[d];
+    for (int a = 0; a < ntensors; ++a) slice.layout.stride[a][d] = iter.strides(a)[d];
+  }
+  if (ndim == 0) slice.layout.size[0] = 1;
+  // Dims past kMaxDims are walked on the host, one launch per index of the outer dims.
+  int64_t outer = 1;
+  for (int d = inner; d < ndim; ++d) outer *= iter.shape()[d];
+  for (int64_t o = 0; o < outer; ++o) {
+    slice.offsets.fill(0);
+    int64_t rest = o;
+    for (int d = inner; d < ndim; ++d) {
+      const int64_t idx = rest % iter.shape()[d];
+      rest /= iter.shape()[d];
+      for (int a = 0; a < ntensors; ++a) slice.offsets[a] += idx * iter.strides(a)[d];
+    }
+    launch(slice);
+  }
+}
+
+}  // namespace foo_cl::launch

@@ -1,0 +1,84 @@
+// Kernel launches on the current queue: the kernel ABI (every tensor is a buffer plus a byte offset,
+// scalars by value), dtype names and build options, and strided launches from a TensorIterator
+// (sizes and byte strides, collapsed, split on the host when the rank exceeds kMaxDims).
+#pragma once
+
+#include "runtime/Allocator.h"
+#include "runtime/ProgramCache.h"
+
+#include <c10/core/ScalarType.h>
+
+#include <array>
+#include <functional>
+#include <string>
+
+namespace at {
+class TensorIteratorBase;
+}
+
+namespace foo_cl::launch {
+
+constexpr int kMaxDims = 8;      // FOO_MAX_DIMS in kernels_cl/common.clh
+constexpr int kMaxOperands = 4;  // FOO_MAX_OPERANDS
+
+struct StridedLayout {
+  int64_t size[kMaxDims] = {};
+  int64_t stride[kMaxOperands][kMaxDims] = {};  // bytes
+};
+
+// The kernels_cl/common.clh name of a dtype ("float", "bfloat16", "int64", ...); raises for others.
+const char* dtype_name(c10::ScalarType type);
+
+// The name of the unsigned-size dtype with the same element size, for kernels that only move bits.
+const char* bits_dtype_name(c10::ScalarType type);
+
+// Raises unless foo tensors of `type` can live on `device` (float64 needs cl_khr_fp64).
+void check_dtype_supported(c10::DeviceIndex device, c10::ScalarType type);
+
+// "-DMACRO=<dtype name> ", plus -DFOO_FP64 for float64.
+std::string dtype_option(const char* macro, c10::ScalarType type);
+
+// "-DINDEX_T=uint " when n elements fit 32-bit indices, else ulong.
+std::string index_option(int64_t n);
+
+class KernelCall {
+ public:
+  KernelCall(c10::DeviceIndex device, const std::string& key, const char* name, const std::string& options);
+
+  // A tensor argument: the buffer and byte offset behind a foo address (two kernel arguments).
+  KernelCall& buffer(const void* address);
+
+  template <typename T>
+  KernelCall& value(const T& v) {
+    return bytes(&v, sizeof(T));
+  }
+
+  // A by-value argument of `size` bytes (a dtype-sized value whose C++ type varies at run time).
+  KernelCall& bytes(const void* data, size_t size);
+
+  // An element count or index, as the INDEX_T that index_option(n) chose.
+  KernelCall& count(int64_t n);
+
+  // Enqueues on the device's current queue, with enough work-items for `n` elements of a grid loop.
+  void launch(int64_t n);
+
+ private:
+  c10::DeviceIndex device_;
+  cl_kernel kernel_;
+  const char* name_;
+  cl_uint next_arg_ = 0;
+};
+
+// One launch of a strided kernel: the layout of at most kMaxDims dims, the number of elements, and
+// per-operand byte offsets to add to the operands' addresses.
+struct StridedSlice {
+  StridedLayout layout;
+  int ndim;
+  int64_t numel;
+  std::array<int64_t, kMaxOperands> offsets;
+};
+
+// Calls `launch` once per slice of `iter` (once unless the collapsed rank exceeds kMaxDims).
+void for_each_strided_slice(const at::TensorIteratorBase& iter, const std::function<void(const StridedSlice&)>& launch);
+
+}  // namespace foo_cl::launch

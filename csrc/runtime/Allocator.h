@@ -1,0 +1,45 @@
+// The caching device allocator. OpenCL buffers are carved into blocks whose "pointers" are virtual
+// device addresses in a reserved, inaccessible host range, so data_ptr() arithmetic, overlap checks
+// and device-from-pointer work as on CUDA; buffer_of() turns an address back into (cl_mem, offset).
+#pragma once
+
+#include "runtime/OpenCL.h"
+
+#include <c10/core/CachingDeviceAllocator.h>
+#include <c10/core/StorageImpl.h>
+
+namespace foo_cl::runtime {
+
+struct BufferRef {
+  cl_mem mem;
+  size_t offset;  // bytes from the start of mem
+};
+
+// The buffer and byte offset behind a foo device address.
+BufferRef buffer_of(const void* address);
+
+// The device owning a foo device address, or -1 for any other pointer.
+c10::DeviceIndex device_of_address(const void* address);
+
+class CachingAllocator final : public c10::DeviceAllocator {
+ public:
+  c10::DataPtr allocate(size_t nbytes) override;
+  c10::DataPtr allocate_on(c10::DeviceIndex device, size_t nbytes);
+  c10::DeleterFnPtr raw_deleter() const override;
+  void copy_data(void* dest, const void* src, std::size_t count) const override;
+
+  bool initialized() override;
+  void emptyCache(c10::MempoolId_t mempool_id = {0, 0}) override;
+  void recordStream(const c10::DataPtr& ptr, c10::Stream stream) override;
+  c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) override;
+  void resetAccumulatedStats(c10::DeviceIndex device) override;
+  void resetPeakStats(c10::DeviceIndex device) override;
+  std::pair<size_t, size_t> getMemoryInfo(c10::DeviceIndex device) override;
+};
+
+CachingAllocator& allocator();
+
+// Reallocates a foo storage to `nbytes`, keeping its leading contents (Tensor.resize_, storage.resize_).
+void resize_storage_bytes(c10::StorageImpl& storage, size_t nbytes);
+
+}  // namespace foo_cl::runtime

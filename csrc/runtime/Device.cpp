@@ -1,0 +1,161 @@
+// Device enumeration: every platform, every device, GPUs first, filtered by environment variables.
+#include "runtime/Device.h"
+
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+namespace foo_cl::runtime {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string platform_string(cl_platform_id p, cl_platform_info what) {
+  size_t n = 0;
+  if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  std::string s(n, '\0');
+  clGetPlatformInfo(p, what, n, s.data(), nullptr);
+  s.resize(n - 1);
+  return s;
+}
+
+std::string device_string(cl_device_id d, cl_device_info what) {
+  size_t n = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  std::string s(n, '\0');
+  clGetDeviceInfo(d, what, n, s.data(), nullptr);
+  s.resize(n - 1);
+  return s;
+}
+
+template <typename T>
+T device_value(cl_device_id d, cl_device_info what) {
+  T value{};
+  clGetDeviceInfo(d, what, sizeof(T), &value, nullptr);
+  return value;
+}
+
+cl_device_type wanted_device_types() {
+  const char* env = std::getenv("FOO_CL_DEVICE_TYPE");
+  if (!env || !*env) return CL_DEVICE_TYPE_ALL;
+  const std::string t = lower(env);
+  if (t == "gpu") return CL_DEVICE_TYPE_GPU;
+  if (t == "cpu") return CL_DEVICE_TYPE_CPU;
+  if (t == "accelerator") return CL_DEVICE_TYPE_ACCELERATOR;
+  if (t == "all") return CL_DEVICE_TYPE_ALL;
+  TORCH_WARN("foo-cl: ignoring FOO_CL_DEVICE_TYPE=", env, " (expected gpu, cpu, accelerator or all)");
+  return CL_DEVICE_TYPE_ALL;
+}
+
+DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
+  DeviceInfo info;
+  info.platform = platform;
+  info.id = id;
+  info.type = device_value<cl_device_type>(id, CL_DEVICE_TYPE);
+  info.name = device_string(id, CL_DEVICE_NAME);
+  info.vendor = device_string(id, CL_DEVICE_VENDOR);
+  info.driver_version = device_string(id, CL_DRIVER_VERSION);
+  info.opencl_version = device_string(id, CL_DEVICE_VERSION);
+  info.platform_name = platform_string(platform, CL_PLATFORM_NAME);
+  info.platform_version = platform_string(platform, CL_PLATFORM_VERSION);
+  info.global_mem_size = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
+  info.max_alloc_size = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  info.local_mem_size = device_value<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
+  info.compute_units = device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
+  info.max_work_group_size = device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+  info.mem_base_addr_align = device_value<cl_uint>(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
+  const std::string extensions = device_string(id, CL_DEVICE_EXTENSIONS);
+  info.has_fp16 = extensions.find("cl_khr_fp16") != std::string::npos;
+  info.has_fp64 = extensions.find("cl_khr_fp64") != std::string::npos ||
+                  device_value<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+  return info;
+}
+
+std::vector<DeviceInfo> enumerate() {
+  std::vector<DeviceInfo> devices;
+  cl_uint num_platforms = 0;
+  if (clGetPlatformIDs(0, nullptr, &num_platforms) != CL_SUCCESS || num_platforms == 0) return devices;
+  std::vector<cl_platform_id> platforms(num_platforms);
+  clGetPlatformIDs(num_platforms, platforms.data(), nullptr);
+
+  const char* platform_filter = std::getenv("FOO_CL_PLATFORM");
+  const cl_device_type types = wanted_device_types();
+  for (cl_platform_id platform : platforms) {
+    if (platform_filter && *platform_filter &&
+        lower(platform_string(platform, CL_PLATFORM_NAME)).find(lower(platform_filter)) == std::string::npos) {
+      continue;
+    }
+    cl_uint n = 0;
+    if (clGetDeviceIDs(platform, types, 0, nullptr, &n) != CL_SUCCESS || n == 0) continue;
+    std::vector<cl_device_id> ids(n);
+    clGetDeviceIDs(platform, types, n, ids.data(), nullptr);
+    for (cl_device_id id : ids) {
+      DeviceInfo info = describe(platform, id);
+      cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform), 0};
+      cl_int err = CL_SUCCESS;
+      info.context = clCreateContext(props, 1, &id, nullptr, nullptr, &err);
+      if (err != CL_SUCCESS) {
+        TORCH_WARN("foo-cl: skipping OpenCL device '", info.name, "': clCreateContext failed with ",
+                   cl_error_name(err));
+        continue;
+      }
+      devices.push_back(std::move(info));
+    }
+  }
+  // GPUs first, so foo:0 is the fastest device on a machine that also has a CPU OpenCL driver.
+  std::stable_sort(devices.begin(), devices.end(), [](const DeviceInfo& a, const DeviceInfo& b) {
+    return (a.type & CL_DEVICE_TYPE_GPU) > (b.type & CL_DEVICE_TYPE_GPU);
+  });
+  return devices;
+}
+
+const std::vector<DeviceInfo>& devices() {
+  static const std::vector<DeviceInfo> all = enumerate();
+  return all;
+}
+
+thread_local c10::DeviceIndex tls_current_device = 0;
+
+}  // namespace
+
+c10::DeviceIndex device_count() noexcept {
+  try {
+    return static_cast<c10::DeviceIndex>(devices().size());
+  } catch (...) {
+    return 0;
+  }
+}
+
+void check_device_index(c10::DeviceIndex index) {
+  const auto count = device_count();
+  TORCH_CHECK(count > 0,
+              "foo-cl: no OpenCL device was found. Install an OpenCL driver: on Debian/Ubuntu "
+              "`apt-get install pocl-opencl-icd ocl-icd-libopencl1` runs foo on the CPU, or install your GPU "
+              "vendor's OpenCL driver; `clinfo` lists what OpenCL sees. Check FOO_CL_PLATFORM and "
+              "FOO_CL_DEVICE_TYPE if they are set.");
+  TORCH_CHECK(index >= 0 && index < count, "foo-cl: invalid device index foo:", static_cast<int>(index), ": there ",
+              count == 1 ? "is 1 foo device (foo:0)" : "are " + std::to_string(count) + " foo devices");
+}
+
+const DeviceInfo& device_info(c10::DeviceIndex index) {
+  check_device_index(index);
+  return devices()[index];
+}
+
+c10::DeviceIndex current_device() {
+  return tls_current_device;
+}
+
+void set_current_device(c10::DeviceIndex index) {
+  check_device_index(index);
+  tls_current_device = index;
+}
+
+}  // namespace foo_cl::runtime

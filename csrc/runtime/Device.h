@@ -1,0 +1,42 @@
+// OpenCL devices as foo devices: enumeration of every platform's devices (filtered by FOO_CL_PLATFORM
+// and FOO_CL_DEVICE_TYPE), one context per device, device properties, and the thread's current device.
+#pragma once
+
+#include "runtime/OpenCL.h"
+
+#include <c10/core/Device.h>
+
+#include <cstdint>
+#include <string>
+
+namespace foo_cl::runtime {
+
+struct DeviceInfo {
+  cl_platform_id platform = nullptr;
+  cl_device_id id = nullptr;
+  cl_context context = nullptr;
+  cl_device_type type = 0;
+  std::string name, vendor, driver_version, opencl_version, platform_name, platform_version;
+  uint64_t global_mem_size = 0;
+  uint64_t max_alloc_size = 0;
+  uint64_t local_mem_size = 0;
+  uint32_t compute_units = 0;
+  size_t max_work_group_size = 0;
+  uint32_t mem_base_addr_align = 0;  // bytes
+  bool has_fp16 = false;
+  bool has_fp64 = false;
+};
+
+// Number of usable OpenCL devices; 0 when there is no platform. Never throws.
+c10::DeviceIndex device_count() noexcept;
+
+// Properties of a device; raises a clear error when there is no device or the index is out of range.
+const DeviceInfo& device_info(c10::DeviceIndex index);
+
+// Checks `index` names an existing device (the message tells how to get one when there is none).
+void check_device_index(c10::DeviceIndex index);
+
+c10::DeviceIndex current_device();
+void set_current_device(c10::DeviceIndex index);
+
+}  // namespace foo_cl::runtime

@@ -1,0 +1,255 @@
+// Program building and the in-memory and on-disk program caches.
+#include "runtime/ProgramCache.h"
+
+#include "runtime/Device.h"
+#include "runtime/KernelSources.h"
+
+#include <c10/util/Exception.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <unordered_map>
+
+#ifndef FOO_CL_VERSION
+#define FOO_CL_VERSION "dev"
+#endif
+
+namespace foo_cl::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kMagic[8] = {'F', 'O', 'O', 'C', 'L', 'B', 'I', 'N'};
+
+uint64_t fnv1a(const std::string& s, uint64_t seed = 1469598103934665603ull) {
+  uint64_t h = seed;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+bool disk_cache_enabled() {
+  const char* env = std::getenv("FOO_CL_CACHE_DISABLE");
+  return !(env && std::string(env) == "1");
+}
+
+std::string build_log(cl_program program, cl_device_id device, size_t max_lines) {
+  size_t n = 0;
+  clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+  std::string log(n, '\0');
+  clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+  std::istringstream in(log);
+  std::string line, head;
+  for (size_t i = 0; i < max_lines && std::getline(in, line); ++i) head += "  " + line + "\n";
+  return head;
+}
+
+std::string read_cached_binary(const fs::path& path, const std::string& identity) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  char magic[sizeof(kMagic)];
+  uint64_t identity_size = 0, binary_size = 0, checksum = 0;
+  std::string stored_identity, binary;
+  bool ok = static_cast<bool>(in.read(magic, sizeof(magic))) && std::equal(magic, magic + sizeof(magic), kMagic) &&
+            in.read(reinterpret_cast<char*>(&identity_size), sizeof(identity_size)) &&
+            identity_size == identity.size();
+  if (ok) {
+    stored_identity.resize(identity_size);
+    ok = in.read(stored_identity.data(), identity_size) && stored_identity == identity &&
+         in.read(reinterpret_cast<char*>(&binary_size), sizeof(binary_size)) && binary_size < (1ull << 32);
+  }
+  if (ok) {
+    binary.resize(binary_size);
+    ok = in.read(binary.data(), binary_size) && in.read(reinterpret_cast<char*>(&checksum), sizeof(checksum)) &&
+         checksum == fnv1a(binary);
+  }
+  if (!ok) {
+    // NOTE: a truncated or foreign file (or a hash collision) is dropped and rebuilt, never trusted.
+    std::error_code ec;
+    fs::remove(path, ec);
+    return {};
+  }
+  return binary;
+}
+
+void write_cached_binary(const fs::path& path, const std::string& identity, const std::string& binary) {
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  // Written to a unique temporary name and renamed, so concurrent processes never see half a file.
+  const fs::path tmp = path.string() + ".tmp." + std::to_string(getpid()) + "." + std::to_string(std::random_device{}());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) return;
+    const uint64_t identity_size = identity.size(), binary_size = binary.size(), checksum = fnv1a(binary);
+    out.write(kMagic, sizeof(kMagic));
+    out.write(reinterpret_cast<const char*>(&identity_size), sizeof(identity_size));
+    out.write(identity.data(), identity.size());
+    out.write(reinterpret_cast<const char*>(&binary_size), sizeof(binary_size));
+    out.write(binary.data(), binary.size());
+    out.write(reinterpret_cast<const char*>(&checksum), sizeof(checksum));
+    if (!out) {
+      out.close();
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) fs::remove(tmp, ec);
+}
+
+std::string program_binary(cl_program program) {
+  size_t size = 0;
+  FOO_CL_CHECK(clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr));
+  std::string binary(size, '\0');
+  unsigned char* data = reinterpret_cast<unsigned char*>(binary.data());
+  FOO_CL_CHECK(clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(data), &data, nullptr));
+  return binary;
+}
+
+cl_program build_from_binary(const DeviceInfo& info, const std::string& binary, const std::string& options) {
+  const unsigned char* data = reinterpret_cast<const unsigned char*>(binary.data());
+  const size_t size = binary.size();
+  cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+  cl_program program = clCreateProgramWithBinary(info.context, 1, &info.id, &size, &data, &status, &err);
+  if (err != CL_SUCCESS || status != CL_SUCCESS) {
+    if (program) clReleaseProgram(program);
+    return nullptr;
+  }
+  if (clBuildProgram(program, 1, &info.id, options.c_str(), nullptr, nullptr) != CL_SUCCESS) {
+    clReleaseProgram(program);
+    return nullptr;
+  }
+  return program;
+}
+
+class ProgramCache {
+ public:
+  cl_program get(c10::DeviceIndex device, const std::string& key, const std::string& options) {
+    const std::string id = std::to_string(device) + '\0' + key + '\0' + options;
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = programs_.find(id);
+    if (it != programs_.end()) return it->second;
+    cl_program program = build(device, key, options);
+    programs_.emplace(id, program);
+    return program;
+  }
+
+  std::vector<ProgramBuild> builds() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return builds_;
+  }
+
+ private:
+  cl_program build(c10::DeviceIndex device, const std::string& key, const std::string& options) {
+    const DeviceInfo& info = device_info(device);
+    const auto start = std::chrono::steady_clock::now();
+    const std::string source = program_source(key);
+    const std::string full_options = "-cl-std=CL1.2 " + options;
+    const std::string identity = source + '\0' + full_options + '\0' + info.platform_name + '\0' +
+                                 info.platform_version + '\0' + info.name + '\0' + info.driver_version + '\0' +
+                                 FOO_CL_VERSION;
+    char name[48];
+    std::snprintf(name, sizeof(name), "%016llx%016llx.bin", static_cast<unsigned long long>(fnv1a(identity)),
+                  static_cast<unsigned long long>(fnv1a(identity, 0x9e3779b97f4a7c15ull)));
+    const fs::path path = fs::path(disk_cache_dir()) / name;
+
+    cl_program program = nullptr;
+    if (disk_cache_enabled()) {
+      const std::string binary = read_cached_binary(path, identity);
+      if (!binary.empty()) program = build_from_binary(info, binary, full_options);
+      if (!program && !binary.empty()) {
+        std::error_code ec;
+        fs::remove(path, ec);
+      }
+    }
+    const bool from_disk = program != nullptr;
+    if (!program) {
+      program = build_from_source(device, info, key, source, full_options);
+      if (disk_cache_enabled()) write_cached_binary(path, identity, program_binary(program));
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    builds_.push_back({key, options, ms, from_disk});
+    return program;
+  }
+
+  static cl_program build_from_source(c10::DeviceIndex device, const DeviceInfo& info, const std::string& key,
+                                      const std::string& source, const std::string& options) {
+    const char* text = source.c_str();
+    cl_int err = CL_SUCCESS;
+    cl_program program = clCreateProgramWithSource(info.context, 1, &text, nullptr, &err);
+    FOO_CL_CHECK(err);
+    err = clBuildProgram(program, 1, &info.id, options.c_str(), nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+      const std::string log = build_log(program, info.id, 20);
+      clReleaseProgram(program);
+      TORCH_CHECK(false, "foo-cl: failed to build OpenCL kernel '", key, "' for foo:", static_cast<int>(device), " (",
+                  info.name, ") with options '", options, "': ", cl_error_name(err), ". Build log (first lines):\n",
+                  log);
+    }
+    return program;
+  }
+
+  std::mutex mutex_;
+  std::unordered_map<std::string, cl_program> programs_;
+  std::vector<ProgramBuild> builds_;
+};
+
+// Never destroyed: the OpenCL runtime may already be gone at static destruction time.
+ProgramCache& cache() {
+  static auto* instance = new ProgramCache();
+  return *instance;
+}
+
+}  // namespace
+
+cl_kernel kernel(c10::DeviceIndex device, const std::string& key, const char* name, const std::string& options) {
+  thread_local std::unordered_map<std::string, cl_kernel> kernels;
+  std::string id = key;
+  id += '\0';
+  id += name;
+  id += '\0';
+  id += options;
+  id += '\0';
+  id += static_cast<char>(device);
+  auto it = kernels.find(id);
+  if (it != kernels.end()) return it->second;
+  cl_program program = cache().get(device, key, options);
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(program, name, &err);
+  TORCH_CHECK(err == CL_SUCCESS, "foo-cl: kernel '", name, "' not found in program '", key, "' (",
+              cl_error_name(err), ")");
+  kernels.emplace(std::move(id), k);
+  return k;
+}
+
+std::vector<ProgramBuild> program_builds() {
+  return cache().builds();
+}
+
+std::string disk_cache_dir() {
+  if (const char* dir = std::getenv("FOO_CL_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/foo_cl";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/foo_cl";
+  return (fs::temp_directory_path() / "foo_cl").string();
+}
+
+void clear_disk_cache() {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(disk_cache_dir(), ec)) {
+    if (entry.path().extension() == ".bin") fs::remove(entry.path(), ec);
+  }
+}
+
+}  // namespace foo_cl::runtime

@@ -1,0 +1,32 @@
+// OpenCL programs built lazily from kernels_cl/ and cached in memory by (device, key, options) and
+// on disk by a hash of source, options, device identity and package version (FOO_CL_CACHE_DIR,
+// FOO_CL_CACHE_DISABLE=1). Kernels are per thread: setting arguments on a cl_kernel is not thread-safe.
+#pragma once
+
+#include "runtime/OpenCL.h"
+
+#include <c10/core/Device.h>
+
+#include <string>
+#include <vector>
+
+namespace foo_cl::runtime {
+
+// The kernel `name` of program `key` (a path stem under kernels_cl/) built with `options` for `device`.
+cl_kernel kernel(c10::DeviceIndex device, const std::string& key, const char* name, const std::string& options);
+
+struct ProgramBuild {
+  std::string key;
+  std::string options;
+  double milliseconds;
+  bool from_disk;
+};
+
+// Every program this process built, in order: what the benchmarks report as cold and warm builds.
+std::vector<ProgramBuild> program_builds();
+
+// The on-disk cache folder, and removing every cached binary in it.
+std::string disk_cache_dir();
+void clear_disk_cache();
+
+}  // namespace foo_cl::runtime

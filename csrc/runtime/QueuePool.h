@@ -1,0 +1,26 @@
+// Streams as in-order OpenCL command queues. Stream id 0 is a device's default queue, ids
+// 1..kPoolSize a round-robin pool, and higher ids queues made by getNewStream. Each thread has a
+// current stream per device.
+#pragma once
+
+#include "runtime/OpenCL.h"
+
+#include <c10/core/Stream.h>
+
+namespace foo_cl::runtime {
+
+constexpr c10::StreamId kPoolSize = 4;
+
+cl_command_queue queue(c10::DeviceIndex device, c10::StreamId id);
+c10::StreamId pool_stream(c10::DeviceIndex device);
+c10::StreamId new_stream(c10::DeviceIndex device);
+c10::StreamId num_streams(c10::DeviceIndex device);
+
+c10::StreamId current_stream_id(c10::DeviceIndex device);
+void set_current_stream_id(c10::DeviceIndex device, c10::StreamId id);
+cl_command_queue current_queue(c10::DeviceIndex device);
+
+// Waits for every queue of `device` to finish.
+void synchronize_device(c10::DeviceIndex device);
+
+}  // namespace foo_cl::runtime

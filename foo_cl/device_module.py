@@ -1,0 +1,277 @@
+"""torch.foo: the foo device module, mirroring torch.cuda where it makes sense.
+
+Devices, streams and events, memory statistics, and foo-cl's own controls (CPU-fallback mode and
+counts, the kernel binary cache).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Iterator, Optional
+
+import torch
+
+from foo_cl import _C, _utils
+from foo_cl._utils import DeviceLike, _checked_index
+
+__all__ = [
+    "Event",
+    "Stream",
+    "clear_kernel_cache",
+    "current_device",
+    "current_stream",
+    "default_stream",
+    "device",
+    "device_count",
+    "device_of",
+    "empty_cache",
+    "fallback_counts",
+    "get_device_name",
+    "get_device_properties",
+    "get_fallback_mode",
+    "init",
+    "is_available",
+    "is_initialized",
+    "kernel_cache_dir",
+    "max_memory_allocated",
+    "max_memory_reserved",
+    "mem_get_info",
+    "memory_allocated",
+    "memory_reserved",
+    "memory_stats",
+    "reset_accumulated_memory_stats",
+    "reset_fallback_counts",
+    "reset_peak_memory_stats",
+    "set_device",
+    "set_fallback_mode",
+    "set_stream",
+    "stream",
+    "synchronize",
+]
+
+
+# ---- devices ---------------------------------------------------------------------------------
+
+
+def is_available() -> bool:
+    """True when at least one OpenCL device is usable."""
+    return _C._device_count() > 0
+
+
+def device_count() -> int:
+    """Number of foo devices (OpenCL devices after the FOO_CL_PLATFORM/FOO_CL_DEVICE_TYPE filters)."""
+    return _C._device_count()
+
+
+def init() -> None:
+    """Initialises foo-cl; raises a RuntimeError explaining how to get a device when there is none."""
+    _C._check_device(_C._current_device())
+
+
+def is_initialized() -> bool:
+    """True when foo-cl found a device (device discovery happens on first use)."""
+    return is_available()
+
+
+def current_device() -> int:
+    """Index of the current foo device of this thread."""
+    return _C._current_device()
+
+
+def set_device(device: DeviceLike) -> None:
+    """Sets the current foo device of this thread."""
+    _C._set_device(_utils._get_device_index(device, optional=True))
+
+
+class device:
+    """Context manager that makes ``device`` the current foo device, restoring the previous one on exit."""
+
+    def __init__(self, device: DeviceLike) -> None:
+        self.idx = -1 if device is None else _utils._get_device_index(device, optional=True)
+        self.prev_idx = -1
+
+    def __enter__(self) -> None:
+        if self.idx == -1:
+            return
+        self.prev_idx = current_device()
+        if self.prev_idx != self.idx:
+            set_device(self.idx)
+
+    def __exit__(self, *args: Any) -> None:
+        if self.idx != -1 and self.prev_idx != self.idx:
+            set_device(self.prev_idx)
+
+
+class device_of(device):
+    """Context manager that makes the device of tensor ``obj`` current (no-op for CPU tensors)."""
+
+    def __init__(self, obj: torch.Tensor) -> None:
+        super().__init__(obj.get_device() if obj.device.type == "foo" else None)
+
+
+def synchronize(device: DeviceLike = None) -> None:
+    """Waits for all work queued on every stream of a foo device (default: current)."""
+    _C._synchronize(_checked_index(device))
+
+
+@dataclass(frozen=True)
+class _DeviceProperties:
+    name: str
+    vendor: str
+    driver_version: str
+    opencl_version: str
+    platform_name: str
+    device_type: str
+    total_memory: int
+    max_alloc_size: int
+    local_memory: int
+    multi_processor_count: int
+    max_work_group_size: int
+    has_fp16: bool
+    has_fp64: bool
+
+
+def get_device_properties(device: DeviceLike = None) -> _DeviceProperties:
+    """Name, vendor, driver and OpenCL versions, memory, compute units, work-group limit, fp16/fp64 support."""
+    return _DeviceProperties(**_C._device_properties(_checked_index(device)))
+
+
+def get_device_name(device: DeviceLike = None) -> str:
+    """The OpenCL device name of a foo device."""
+    return get_device_properties(device).name
+
+
+# ---- streams and events --------------------------------------------------------------------------
+
+
+def _torch_device(device: DeviceLike) -> torch.device:
+    return torch.device("foo", _checked_index(device))
+
+
+class Stream(torch.Stream):
+    """An in-order OpenCL command queue on a foo device."""
+
+    def __new__(cls, device: DeviceLike = None, priority: int = 0) -> "Stream":
+        return super().__new__(cls, device=_torch_device(device), priority=priority)
+
+
+class Event(torch.Event):
+    """A marker on a foo stream: record, wait, query, synchronize, elapsed_time."""
+
+    def __new__(cls, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> "Event":
+        return super().__new__(
+            cls, device=_torch_device(None), enable_timing=enable_timing, blocking=blocking, interprocess=interprocess
+        )
+
+
+def current_stream(device: DeviceLike = None) -> torch.Stream:
+    """The current stream of a foo device for this thread."""
+    return torch.accelerator.current_stream(_torch_device(device))
+
+
+def default_stream(device: DeviceLike = None) -> torch.Stream:
+    """The default (id 0) stream of a foo device."""
+    d = _torch_device(device)
+    return torch.Stream(stream_id=0, device_index=d.index, device_type=current_stream(d).device_type)
+
+
+def set_stream(stream: torch.Stream) -> None:
+    """Makes ``stream`` the current stream of its device."""
+    torch.accelerator.set_stream(stream)
+
+
+@contextlib.contextmanager
+def stream(stream: Optional[torch.Stream]) -> Iterator[None]:
+    """Context manager that makes ``stream`` current on its device and restores the previous stream."""
+    if stream is None:
+        yield
+        return
+    previous = current_stream(stream.device)
+    set_stream(stream)
+    try:
+        yield
+    finally:
+        set_stream(previous)
+
+
+# ---- memory -----------------------------------------------------------------------------------
+
+
+def memory_stats(device: DeviceLike = None) -> OrderedDict[str, Any]:
+    """The caching allocator's statistics, in torch.cuda.memory_stats' format."""
+    return torch.accelerator.memory_stats(_checked_index(device))
+
+
+def memory_allocated(device: DeviceLike = None) -> int:
+    """Bytes occupied by tensors on a foo device."""
+    return torch.accelerator.memory_allocated(_checked_index(device))
+
+
+def max_memory_allocated(device: DeviceLike = None) -> int:
+    """Peak of memory_allocated since start or the last reset_peak_memory_stats."""
+    return torch.accelerator.max_memory_allocated(_checked_index(device))
+
+
+def memory_reserved(device: DeviceLike = None) -> int:
+    """Bytes held by the caching allocator (allocated plus cached) on a foo device."""
+    return torch.accelerator.memory_reserved(_checked_index(device))
+
+
+def max_memory_reserved(device: DeviceLike = None) -> int:
+    """Peak of memory_reserved since start or the last reset_peak_memory_stats."""
+    return torch.accelerator.max_memory_reserved(_checked_index(device))
+
+
+def reset_peak_memory_stats(device: DeviceLike = None) -> None:
+    """Resets the peaks tracked by memory_stats."""
+    torch.accelerator.reset_peak_memory_stats(_checked_index(device))
+
+
+def reset_accumulated_memory_stats(device: DeviceLike = None) -> None:
+    """Resets the cumulative counters (allocated/freed totals, retries, OOMs) of memory_stats."""
+    torch.accelerator.reset_accumulated_memory_stats(_checked_index(device))
+
+
+def empty_cache() -> None:
+    """Releases every cached, unused OpenCL buffer of every foo device."""
+    torch.accelerator.empty_cache()
+
+
+def mem_get_info(device: DeviceLike = None) -> tuple[int, int]:
+    """(free, total) bytes; OpenCL reports no free memory, so free is total minus what foo-cl reserved."""
+    return torch.accelerator.get_memory_info(_checked_index(device))
+
+
+# ---- foo-cl's own controls --------------------------------------------------------------------
+
+
+def fallback_counts() -> dict[str, int]:
+    """How often each operator without a foo kernel ran on the CPU, e.g. {"aten::mm": 3}."""
+    return dict(_C._fallback_counts())
+
+
+def reset_fallback_counts() -> None:
+    """Clears fallback_counts()."""
+    _C._reset_fallback_counts()
+
+
+def get_fallback_mode() -> str:
+    """The CPU-fallback mode: "warn" (default), "silent" or "error" (initially FOO_CL_FALLBACK)."""
+    return _C._fallback_mode()
+
+
+def set_fallback_mode(mode: str) -> None:
+    """Sets the CPU-fallback mode: "warn" (one warning per operator), "silent", or "error"."""
+    _C._set_fallback_mode(mode)
+
+
+def kernel_cache_dir() -> str:
+    """The folder of compiled kernel binaries (FOO_CL_CACHE_DIR, else ~/.cache/foo_cl)."""
+    return _C._kernel_cache_dir()
+
+
+def clear_kernel_cache() -> None:
+    """Deletes every compiled kernel binary in kernel_cache_dir()."""
+    _C._clear_kernel_cache()

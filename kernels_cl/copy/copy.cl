@@ -1,0 +1,28 @@
+// copy/copy: element copies with dtype conversion, contiguous or strided on both sides.
+// Build options: SRC and DST (dtype names of common.clh), INDEX_T, and NDIM for copy_strided.
+#define NOPERANDS 2
+#ifndef NDIM
+#define NDIM 1
+#endif
+#include "common.clh"
+
+typedef FOO_STORAGE(SRC) src_t;
+typedef FOO_STORAGE(DST) dst_t;
+
+__kernel void copy_contig(__global char* dst, ulong dst_offset, __global const char* src, ulong src_offset,
+                          INDEX_T n) {
+  __global dst_t* d = FOO_PTR(dst_t, dst, dst_offset);
+  __global const src_t* s = FOO_PTR(const src_t, src, src_offset);
+  FOO_GRID_LOOP(i, n) { FOO_STORE(DST, d, i, FOO_CONVERT(DST, FOO_LOAD(SRC, s, i))); }
+}
+
+__kernel void copy_strided(__global char* dst, ulong dst_offset, __global const char* src, ulong src_offset,
+                           foo_layout layout, INDEX_T n) {
+  FOO_GRID_LOOP(i, n) {
+    long offsets[NOPERANDS];
+    foo_offsets(&layout, i, offsets);
+    __global dst_t* d = FOO_PTR(dst_t, dst, dst_offset + offsets[0]);
+    __global const src_t* s = FOO_PTR(const src_t, src, src_offset + offsets[1]);
+    FOO_STORE(DST, d, 0, FOO_CONVERT(DST, FOO_LOAD(SRC, s, 0)));
+  }
+}
