@@ -50,6 +50,14 @@ def use_ccache() -> None:
         os.environ["CXX"] = str(masquerade)
 
 
+class IncrementalBuildExtension(BuildExtension):
+    """Builds objects in build/ even under `pip install -e`, whose temporary folders defeat ninja and ccache."""
+
+    def build_extensions(self) -> None:
+        self.build_temp = str(ROOT / "build" / "temp")
+        super().build_extensions()
+
+
 embed_kernel_sources()
 use_ccache()
 sources = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "csrc").rglob("*.cpp"))
@@ -69,7 +77,7 @@ setup(
             libraries=["OpenCL"],
         )
     ],
-    cmdclass={"build_ext": BuildExtension.with_options(use_ninja=True)},
+    cmdclass={"build_ext": IncrementalBuildExtension.with_options(use_ninja=True)},
     entry_points={"torch.backends": ["foo_cl = foo_cl:_autoload"]},
     python_requires=">=3.9",
     install_requires=["torch==2.13.0"],

@@ -150,20 +150,18 @@ def _torch_device(device: DeviceLike) -> torch.device:
     return torch.device("foo", _checked_index(device))
 
 
-class Stream(torch.Stream):
-    """An in-order OpenCL command queue on a foo device."""
+# NOTE: Stream and Event return plain torch.Stream/torch.Event: PyTorch's C++ methods (elapsed_time,
+# wait_stream, ...) reject subclasses of them.
+def Stream(device: DeviceLike = None, priority: int = 0) -> torch.Stream:  # noqa: N802
+    """A new stream (an in-order OpenCL command queue) on a foo device."""
+    return torch.Stream(device=_torch_device(device), priority=priority)
 
-    def __new__(cls, device: DeviceLike = None, priority: int = 0) -> "Stream":
-        return super().__new__(cls, device=_torch_device(device), priority=priority)
 
-
-class Event(torch.Event):
-    """A marker on a foo stream: record, wait, query, synchronize, elapsed_time."""
-
-    def __new__(cls, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> "Event":
-        return super().__new__(
-            cls, device=_torch_device(None), enable_timing=enable_timing, blocking=blocking, interprocess=interprocess
-        )
+def Event(enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> torch.Event:  # noqa: N802
+    """A new event on the current foo device: record, wait, query, synchronize, elapsed_time."""
+    return torch.Event(
+        device=_torch_device(None), enable_timing=enable_timing, blocking=blocking, interprocess=interprocess
+    )
 
 
 def current_stream(device: DeviceLike = None) -> torch.Stream:

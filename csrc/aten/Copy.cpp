@@ -154,7 +154,12 @@ at::Tensor& fill_(at::Tensor& self, const at::Scalar& value) {
     call.count(n).launch(n);
     return self;
   }
-  auto iter = at::TensorIteratorConfig().add_output(self).set_check_mem_overlap(false).resize_outputs(false).build();
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(self)
+                  .set_check_mem_overlap(false)
+                  .check_all_same_dtype(false)
+                  .resize_outputs(false)
+                  .build();
   launch::for_each_strided_slice(iter, [&](const launch::StridedSlice& slice) {
     launch::KernelCall call(device, "fill/fill", "fill_strided",
                             options + launch::index_option(slice.numel) + "-DNDIM=" + std::to_string(slice.ndim));

@@ -140,8 +140,8 @@ class DeviceMemory {
         TORCH_CHECK_WITH(OutOfMemoryError, false, "foo-cl: out of memory on foo:", static_cast<int>(device_), " (",
                          info.name, "). Tried to allocate ", format_bytes(nbytes), ": ", why, ". foo:",
                          static_cast<int>(device_), " has ", format_bytes(info.global_mem_size), " in total, of which ",
-                         format_bytes(allocated_bytes()), " is allocated by PyTorch and ", format_bytes(reserved_bytes()),
-                         " reserved; a single buffer may hold at most ", format_bytes(info.max_alloc_size), ".");
+                         format_bytes(allocated_bytes()), " is allocated by tensors and ", format_bytes(reserved_bytes()),
+                         " reserved by foo-cl.");
       }
       block = new Block{segment, segment->address, segment->size, stream, small};
     }

@@ -1,0 +1,81 @@
+"""Command line of the foo-cl benchmarks: ``python -m benchmarks.run [-k PATTERN] [--json FILE]
+[--repeat N]``. Importing a benchmark module registers its rows; this file selects them, runs each
+on foo and on the CPU, and prints the comparison table (progress goes to stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Optional, Sequence
+
+import torch
+
+import foo_cl  # noqa: F401  (registers torch.foo)
+from benchmarks import harness
+from benchmarks import memory  # noqa: F401  (registers its rows; import new benchmark modules here)
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+    return value
+
+
+def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.run",
+        description="Times each benchmark on foo and on the CPU and prints the comparison table.",
+    )
+    parser.add_argument(
+        "-k",
+        dest="patterns",
+        action="append",
+        metavar="PATTERN",
+        help="run only benchmarks whose name contains PATTERN or matches it as a regex "
+        "(case-insensitive; repeat the option to run the union)",
+    )
+    parser.add_argument("--json", metavar="FILE", help="also write the rows to FILE as a JSON list")
+    parser.add_argument(
+        "--repeat",
+        type=positive_int,
+        metavar="N",
+        help="timed repetitions per row, median reported (default: per row, 20 for fast ops, fewer for slow ones)",
+    )
+    return parser.parse_args(argv)
+
+
+def describe_setup() -> str:
+    return (
+        f"foo: {torch.foo.get_device_name()} | cpu: torch {torch.__version__}, "
+        f"{torch.get_num_threads()} threads | values are medians"
+    )
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parse_args(argv)
+    if not torch.foo.is_available():
+        print(
+            "error: no foo device (torch.foo.is_available() is False): foo-cl found no usable OpenCL "
+            "device, so there is nothing to benchmark. Check the OpenCL driver and the "
+            "FOO_CL_PLATFORM / FOO_CL_DEVICE_TYPE filters.",
+            file=sys.stderr,
+        )
+        return 1
+    selected = harness.select(harness.REGISTRY, args.patterns)
+    if not selected:
+        names = ", ".join(b.name for b in harness.REGISTRY)
+        print(f"error: no benchmark matches {args.patterns}; the benchmarks are: {names}", file=sys.stderr)
+        return 1
+
+    print(describe_setup())
+    rows = harness.run_all(selected, args.repeat)
+    print(harness.format_table(rows))
+    if args.json:
+        harness.write_json(rows, args.json)
+    return 1 if any(row.error for row in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,171 @@
+"""Shared set-up of the foo-cl tests: the environment, dtype and layout tables, exact comparisons, a
+fallback-mode switch, the two-device marker, and a runner for scripts that need a fresh process.
+"""
+
+import os
+
+# NOTE: read once, when foo_cl/OpenCL first initialise, so they must be set before torch is imported
+# (torch itself imports foo_cl through the torch.backends entry point).
+os.environ.setdefault("POCL_DEVICES", "pthread pthread")
+os.environ.setdefault("FOO_CL_FALLBACK", "silent")
+
+import contextlib  # noqa: E402
+import gc  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import textwrap  # noqa: E402
+import warnings  # noqa: E402
+from typing import Callable, Iterator, NamedTuple  # noqa: E402
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+import foo_cl  # noqa: E402, F401
+
+FLOAT_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
+INT_DTYPES = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8]
+DTYPES = FLOAT_DTYPES + INT_DTYPES + [torch.bool]
+
+# One dtype per element size, for tests where only the bits moved matter.
+DTYPES_BY_SIZE = [torch.uint8, torch.float16, torch.float32, torch.int64]
+
+# (src, dst) pairs that need a converting kernel, covering float<->int, half/bfloat16, bool, widening and narrowing.
+CONVERTING_PAIRS = [
+    (torch.float32, torch.float16),
+    (torch.float64, torch.int32),
+    (torch.bfloat16, torch.float32),
+    (torch.int64, torch.uint8),
+    (torch.int8, torch.float64),
+    (torch.bool, torch.int16),
+]
+
+FOO = torch.device("foo", 0)
+
+
+def dtype_id(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def pair_id(pair: tuple[torch.dtype, torch.dtype]) -> str:
+    return f"{dtype_id(pair[0])}->{dtype_id(pair[1])}"
+
+
+class Layout(NamedTuple):
+    """How to get a tensor of a layout: the shape of a dense base tensor and a view to take of it."""
+
+    base_shape: tuple[int, ...]
+    view: Callable[[torch.Tensor], torch.Tensor]
+
+
+# NOTE: the rank-10 view cannot be coalesced (every dim is sliced with a step), so a strided kernel
+# sees more than its 8 dims and the launcher splits it on the host.
+LAYOUTS = {
+    "contiguous": Layout((4, 6), lambda t: t),
+    "transposed": Layout((6, 4), lambda t: t.t()),
+    "sliced": Layout((8, 15), lambda t: t[::2, 1::3]),
+    "expanded": Layout((1, 5), lambda t: t.expand(4, 5)),
+    "zero_dim": Layout((), lambda t: t),
+    "empty": Layout((0, 3), lambda t: t),
+    "rank10": Layout((3,) * 10, lambda t: t[(slice(None, None, 2),) * 10]),
+}
+
+# Layouts a tensor can be written through (an expanded tensor has overlapping elements).
+WRITABLE_LAYOUTS = [name for name in LAYOUTS if name != "expanded"]
+
+
+def make_tensor(shape: tuple[int, ...], dtype: torch.dtype, seed: int = 0) -> torch.Tensor:
+    """A CPU tensor of distinct-looking values spread over the dtype's range (no inf/nan)."""
+    g = torch.Generator().manual_seed(seed)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=g).bool()
+    if dtype.is_floating_point:
+        return (torch.randn(shape, generator=g, dtype=torch.float64) * 100).to(dtype)
+    info = torch.iinfo(dtype)
+    return torch.randint(info.min, info.max, shape, generator=g, dtype=torch.int64).to(dtype)
+
+
+def make_convertible(shape: tuple[int, ...], dtype: torch.dtype, seed: int = 0) -> torch.Tensor:
+    """A CPU tensor of `dtype` whose conversion to every other dtype is well defined: values in
+    [-128, 127] in quarter steps (cast to `dtype` on the CPU), so no float-to-int overflow."""
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randint(-512, 508, shape, generator=g, dtype=torch.int64) / 4).to(dtype)
+
+
+def assert_exact(actual: torch.Tensor, expected: torch.Tensor) -> None:
+    """Same dtype, shape and bits where it matters: equal values, NaN where expected, and the sign of zeros."""
+    assert actual.device.type == "cpu", "compare CPU copies"
+    assert actual.dtype == expected.dtype
+    assert actual.shape == expected.shape
+    if actual.dtype.is_floating_point:
+        torch.testing.assert_close(actual, expected, rtol=0, atol=0, equal_nan=True)
+        numbers = ~torch.isnan(expected)
+        assert torch.equal(torch.signbit(actual[numbers]), torch.signbit(expected[numbers])), "signs of zeros differ"
+    else:
+        assert torch.equal(actual, expected)
+
+
+@pytest.fixture
+def fallback_mode() -> Iterator[Callable[[str], None]]:
+    """Call it with "warn", "silent" or "error" to switch the CPU-fallback mode for one test."""
+    previous = torch.foo.get_fallback_mode()
+    yield torch.foo.set_fallback_mode
+    torch.foo.set_fallback_mode(previous)
+
+
+@pytest.fixture(autouse=True)
+def _restore_current_device() -> Iterator[None]:
+    yield
+    torch.foo.set_device(0)
+
+
+@pytest.fixture
+def settled_memory() -> Iterator[None]:
+    """Frees what earlier tests left behind and returns cached blocks, so allocations start from fresh segments."""
+    gc.collect()
+    torch.foo.synchronize()
+    torch.foo.empty_cache()
+    yield
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "two_devices: needs foo:0 and foo:1 (skipped with a single OpenCL device)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if torch.foo.device_count() >= 2:
+        return
+    skip = pytest.mark.skip(reason=f"needs two foo devices, found {torch.foo.device_count()}")
+    for item in items:
+        if "two_devices" in item.keywords:
+            item.add_marker(skip)
+
+
+def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
+    """Runs `code` in a fresh interpreter of this venv with extra environment variables; returns
+    the finished process (its output as text). Autoloading of torch.backends entry points stays on."""
+    full_env = {**os.environ, **env}
+    full_env.pop("TORCH_DEVICE_BACKEND_AUTOLOAD", None)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def run_python_json(code: str, **env: str) -> object:
+    """Like run_python, for a script whose last stdout line is JSON; fails the test if the script fails."""
+    proc = run_python(code, **env)
+    assert proc.returncode == 0, f"script failed:\n{proc.stderr}"
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@contextlib.contextmanager
+def no_warnings_matching(text: str) -> Iterator[None]:
+    """Fails if the block raises a warning whose message contains `text`."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    assert not [w for w in caught if text in str(w.message)], [str(w.message) for w in caught]

@@ -1,0 +1,160 @@
+"""copy_ between the CPU and foo and within foo: every dtype pair, every layout, non-contiguous
+destinations, special float values, and non_blocking transfers, all checked against the CPU."""
+
+import pytest
+import torch
+from conftest import (
+    CONVERTING_PAIRS,
+    DTYPES,
+    DTYPES_BY_SIZE,
+    FLOAT_DTYPES,
+    FOO,
+    LAYOUTS,
+    assert_exact,
+    dtype_id,
+    make_convertible,
+    make_tensor,
+    pair_id,
+)
+
+DIRECTIONS = ["cpu_to_foo", "foo_to_cpu", "foo_to_foo"]
+LAYOUT_PAIRS = [(d, d) for d in DTYPES_BY_SIZE] + CONVERTING_PAIRS
+
+
+def copy_in_direction(src_cpu: torch.Tensor, dst_dtype: torch.dtype, direction: str, view=lambda t: t) -> torch.Tensor:
+    """Copies view(src) into a new dense tensor of dst_dtype the way `direction` says; returns it on the CPU."""
+    src = view(src_cpu if direction == "cpu_to_foo" else src_cpu.to(FOO))
+    dst_device = "cpu" if direction == "foo_to_cpu" else FOO
+    dst = torch.empty(src.shape, dtype=dst_dtype, device=dst_device)
+    assert dst.copy_(src) is dst
+    return dst.cpu()
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+@pytest.mark.parametrize("dst_dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("src_dtype", DTYPES, ids=dtype_id)
+def test_conversion_matches_cpu(src_dtype, dst_dtype, direction):
+    src = make_convertible((5, 7), src_dtype)
+    assert_exact(copy_in_direction(src, dst_dtype, direction), src.to(dst_dtype))
+
+
+@pytest.mark.parametrize("dst_dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("src_dtype", DTYPES, ids=dtype_id)
+def test_to_dtype_on_foo_matches_cpu(src_dtype, dst_dtype):
+    src = make_convertible((3, 4), src_dtype)
+    out = src.to(FOO).to(dst_dtype)
+    assert out.device == FOO and out.dtype == dst_dtype
+    assert_exact(out.cpu(), src.to(dst_dtype))
+
+
+SPECIAL_FLOATS = [
+    0.0, -0.0, float("inf"), float("-inf"), float("nan"), 1.0, -2.5,
+    65504.0, 65520.0, 1e5,  # largest half, first value rounding to inf in half, overflow in half
+    3.0e38, 3.4e38, 1e300,  # near float32's max, past it (float64 source only)
+    6e-5, 1e-8, 1e-40, 1e-310,  # subnormal half, underflow in half, subnormal float32, subnormal float64
+    1.00390625, 1.01171875, 1.0009765625,  # ties for bfloat16 rounding (to even down, to even up), for half
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("dst_dtype", FLOAT_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("src_dtype", FLOAT_DTYPES, ids=dtype_id)
+def test_float_special_values_convert_like_cpu(src_dtype, dst_dtype):
+    src = torch.tensor(SPECIAL_FLOATS, dtype=torch.float64).to(src_dtype)
+    assert_exact(src.to(FOO).to(dst_dtype).cpu(), src.to(dst_dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_round_trips_keep_every_bit(dtype):
+    # Random bytes reinterpreted: NaN payloads and subnormals must survive the same-dtype paths.
+    g = torch.Generator().manual_seed(1)
+    if dtype == torch.bool:
+        src = torch.randint(0, 2, (64, 8), generator=g).bool()
+    else:
+        nbytes = 64 * 8 * torch.empty((), dtype=dtype).element_size()
+        src = torch.randint(0, 256, (nbytes,), dtype=torch.uint8, generator=g).view(dtype).view(64, 8)
+    on_foo = src.to(FOO)
+    for copy in (on_foo.cpu(), on_foo.clone().cpu(), on_foo.t().contiguous().t().cpu()):
+        assert torch.equal(copy.contiguous().view(torch.uint8), src.view(torch.uint8))
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+@pytest.mark.parametrize("pair", LAYOUT_PAIRS, ids=pair_id)
+@pytest.mark.parametrize("layout", LAYOUTS, ids=str)
+def test_copy_from_every_layout(layout, pair, direction):
+    src_dtype, dst_dtype = pair
+    base_shape, view = LAYOUTS[layout]
+    base = make_convertible(base_shape, src_dtype)
+    out = copy_in_direction(base, dst_dtype, direction, view)
+    assert_exact(out, view(base).to(dst_dtype))
+
+
+@pytest.mark.parametrize("src_device", ["cpu", "foo"])
+@pytest.mark.parametrize("pair", [(torch.float32, torch.float32), *CONVERTING_PAIRS[:3]], ids=pair_id)
+@pytest.mark.parametrize("layout", ["transposed", "sliced", "rank10", "zero_dim"])
+def test_copy_into_noncontiguous_destination(layout, pair, src_device):
+    src_dtype, dst_dtype = pair
+    base_shape, view = LAYOUTS[layout]
+    dst_base = make_tensor(base_shape, dst_dtype, seed=2)
+    src = make_convertible(view(dst_base).shape, src_dtype, seed=3)
+    expected = dst_base.clone()
+    view(expected).copy_(src)
+
+    dst_base_foo = dst_base.to(FOO)
+    view(dst_base_foo).copy_(src.to(src_device))
+    # The whole base is compared: elements outside the view must be left alone.
+    assert_exact(dst_base_foo.cpu(), expected)
+
+
+@pytest.mark.parametrize("pair", [(torch.int32, torch.int32), (torch.int32, torch.float16)], ids=pair_id)
+def test_copy_between_noncontiguous_foo_tensors(pair):
+    src_dtype, dst_dtype = pair
+    src_base = make_convertible((9, 12), src_dtype)
+    dst_base = make_tensor((12, 10), dst_dtype)
+    expected = dst_base.clone()
+    expected[::2, 1::2].t().copy_(src_base[::2, ::2])
+
+    dst_base_foo = dst_base.to(FOO)
+    dst_base_foo[::2, 1::2].t().copy_(src_base.to(FOO)[::2, ::2])
+    assert_exact(dst_base_foo.cpu(), expected)
+
+
+@pytest.mark.parametrize("src_device", ["cpu", "foo"])
+def test_copy_broadcasts_source_to_destination(src_device):
+    src = make_convertible((1, 5), torch.int16)
+    dst = torch.zeros(4, 3, 5, dtype=torch.float32, device=FOO)
+    dst.copy_(src.to(src_device))
+    assert_exact(dst.cpu(), src.to(torch.float32).expand(4, 3, 5).contiguous())
+
+
+@pytest.mark.parametrize("view", [lambda t: t, lambda t: t[:, ::3]], ids=["contiguous", "strided"])
+def test_large_conversion_uses_every_work_item(view):
+    # More elements than one launch has work-items, so each work-item handles several.
+    src = make_convertible((700, 900), torch.float32)
+    out = view(src.to(FOO)).to(torch.float16)
+    assert_exact(out.cpu(), view(src).to(torch.float16))
+
+
+def test_copy_to_itself_keeps_values():
+    src = make_tensor((6, 7), torch.float32)
+    on_foo = src.to(FOO)
+    on_foo.copy_(on_foo)
+    assert_exact(on_foo.cpu(), src)
+
+
+def test_copy_between_partially_overlapping_views_is_rejected_like_cpu():
+    on_foo = torch.arange(10.0, device=FOO)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        on_foo[1:].copy_(on_foo[:-1])
+    assert_exact(on_foo.cpu(), torch.arange(10.0))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64], ids=dtype_id)
+def test_non_blocking_transfers_arrive_after_synchronize(dtype):
+    src = make_tensor((64, 33), dtype)
+    on_foo = src.to(FOO, non_blocking=True)
+    converted = on_foo.t().to(torch.float64, non_blocking=True)
+    back = torch.empty(33, 64, dtype=torch.float64)
+    back.copy_(converted, non_blocking=True)
+    torch.foo.synchronize()
+    assert_exact(on_foo.cpu(), src)
+    assert_exact(back, src.t().to(torch.float64))
