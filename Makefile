@@ -21,7 +21,6 @@ system:
 
 $(VENV)/.deps-installed: requirements.txt | system
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements.txt
 	touch $@
 
