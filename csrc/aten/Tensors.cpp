@@ -1,5 +1,5 @@
 // Tensor creation and metadata: empty, empty_strided, the view ops that need a backend kernel,
-// resize_ and set_. Views share storage with their base, as on every PyTorch device.
+// resize_, set_ and record_stream. Views share storage with their base, as on every PyTorch device.
 #include "launch/Launch.h"
 #include "runtime/Allocator.h"
 
@@ -94,6 +94,13 @@ at::Tensor& set_empty_(at::Tensor& self) {
   return set_storage_(self, std::move(storage), 0, {0}, {});
 }
 
+// Delays the reuse of the tensor's memory until the work queued so far on `stream` is done.
+void record_stream(at::Tensor& self, c10::Stream stream) {
+  TORCH_CHECK(stream.device() == self.device(), "record_stream: the stream is on ", stream.device(),
+              " but the tensor is on ", self.device());
+  runtime::allocator().recordStream(self.storage().data_ptr(), stream);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -108,6 +115,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_.source_Storage", set_source_storage_);
   m.impl("set_.source_Tensor", set_source_tensor_);
   m.impl("set_", set_empty_);
+  m.impl("record_stream", record_stream);
 }
 
 }  // namespace foo_cl::aten
