@@ -1,0 +1,4 @@
+// binary/mul: a * b (logical and for bool).
+#define NIN 2
+#define OP(a, b) ((a) * (b))
+#include "pointwise.clh"
