@@ -182,16 +182,20 @@ def set_stream(stream: torch.Stream) -> None:
 
 @contextlib.contextmanager
 def stream(stream: Optional[torch.Stream]) -> Iterator[None]:
-    """Context manager that makes ``stream`` current on its device and restores the previous stream."""
+    """Context manager that makes ``stream`` current (and its device current), restoring both on exit."""
     if stream is None:
         yield
         return
-    previous = current_stream(stream.device)
+    # As torch.cuda.StreamContext: set_stream also switches the current device to the stream's.
+    source_previous = current_stream()
+    target_previous = current_stream(stream.device) if stream.device.index != current_device() else None
     set_stream(stream)
     try:
         yield
     finally:
-        set_stream(previous)
+        if target_previous is not None:
+            set_stream(target_previous)
+        set_stream(source_previous)
 
 
 # ---- memory -----------------------------------------------------------------------------------

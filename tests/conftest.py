@@ -9,14 +9,12 @@ import os
 os.environ.setdefault("POCL_DEVICES", "pthread pthread")
 os.environ.setdefault("FOO_CL_FALLBACK", "silent")
 
-import contextlib  # noqa: E402
-import gc  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import textwrap  # noqa: E402
-import warnings  # noqa: E402
-from typing import Callable, Iterator, NamedTuple  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from typing import NamedTuple  # noqa: E402
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
@@ -24,11 +22,7 @@ import torch  # noqa: E402
 import foo_cl  # noqa: E402, F401
 
 FLOAT_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
-INT_DTYPES = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8]
-DTYPES = FLOAT_DTYPES + INT_DTYPES + [torch.bool]
-
-# One dtype per element size, for tests where only the bits moved matter.
-DTYPES_BY_SIZE = [torch.uint8, torch.float16, torch.float32, torch.int64]
+DTYPES = [*FLOAT_DTYPES, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.bool]
 
 # (src, dst) pairs that need a converting kernel, covering float<->int, half/bfloat16, bool, widening and narrowing.
 CONVERTING_PAIRS = [
@@ -119,15 +113,6 @@ def _restore_current_device() -> Iterator[None]:
     torch.foo.set_device(0)
 
 
-@pytest.fixture
-def settled_memory() -> Iterator[None]:
-    """Frees what earlier tests left behind and returns cached blocks, so allocations start from fresh segments."""
-    gc.collect()
-    torch.foo.synchronize()
-    torch.foo.empty_cache()
-    yield
-
-
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "two_devices: needs foo:0 and foo:1 (skipped with a single OpenCL device)")
 
@@ -160,12 +145,3 @@ def run_python_json(code: str, **env: str) -> object:
     proc = run_python(code, **env)
     assert proc.returncode == 0, f"script failed:\n{proc.stderr}"
     return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-@contextlib.contextmanager
-def no_warnings_matching(text: str) -> Iterator[None]:
-    """Fails if the block raises a warning whose message contains `text`."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        yield
-    assert not [w for w in caught if text in str(w.message)], [str(w.message) for w in caught]

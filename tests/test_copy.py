@@ -6,7 +6,6 @@ import torch
 from conftest import (
     CONVERTING_PAIRS,
     DTYPES,
-    DTYPES_BY_SIZE,
     FLOAT_DTYPES,
     FOO,
     LAYOUTS,
@@ -18,6 +17,8 @@ from conftest import (
 )
 
 DIRECTIONS = ["cpu_to_foo", "foo_to_cpu", "foo_to_foo"]
+# One dtype per element size: same-dtype copies only move bits.
+DTYPES_BY_SIZE = [torch.uint8, torch.float16, torch.float32, torch.int64]
 LAYOUT_PAIRS = [(d, d) for d in DTYPES_BY_SIZE] + CONVERTING_PAIRS
 
 
@@ -36,15 +37,6 @@ def copy_in_direction(src_cpu: torch.Tensor, dst_dtype: torch.dtype, direction: 
 def test_conversion_matches_cpu(src_dtype, dst_dtype, direction):
     src = make_convertible((5, 7), src_dtype)
     assert_exact(copy_in_direction(src, dst_dtype, direction), src.to(dst_dtype))
-
-
-@pytest.mark.parametrize("dst_dtype", DTYPES, ids=dtype_id)
-@pytest.mark.parametrize("src_dtype", DTYPES, ids=dtype_id)
-def test_to_dtype_on_foo_matches_cpu(src_dtype, dst_dtype):
-    src = make_convertible((3, 4), src_dtype)
-    out = src.to(FOO).to(dst_dtype)
-    assert out.device == FOO and out.dtype == dst_dtype
-    assert_exact(out.cpu(), src.to(dst_dtype))
 
 
 SPECIAL_FLOATS = [

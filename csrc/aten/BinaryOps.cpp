@@ -1,37 +1,221 @@
-// Binary elementwise operators: PyTorch's structured meta functions (type promotion, broadcasting,
-// out= checks) followed by the pointwise launcher with kernels_cl/binary/<op>.cl.
-#include "aten/Structured.h"
-#include "launch/Pointwise.h"
+// Binary elementwise operators: arithmetic, division modes, powers, comparisons, logic and bits,
+// each one line naming its kernels_cl/binary/<op>.cl program. Structured ops reuse PyTorch's meta
+// functions for type promotion, broadcasting, CPU scalars and out= checks.
+#include "aten/Pointwise.h"
 
+#include <ATen/ScalarOps.h>
 #include <ATen/ops/add_meta.h>
+#include <ATen/ops/atan2_meta.h>
+#include <ATen/ops/bitwise_and_meta.h>
+#include <ATen/ops/bitwise_left_shift_meta.h>
+#include <ATen/ops/bitwise_or_meta.h>
+#include <ATen/ops/bitwise_right_shift_meta.h>
+#include <ATen/ops/bitwise_xor_meta.h>
+#include <ATen/ops/copysign_meta.h>
+#include <ATen/ops/div_meta.h>
+#include <ATen/ops/eq_meta.h>
+#include <ATen/ops/fmax_meta.h>
+#include <ATen/ops/fmin_meta.h>
+#include <ATen/ops/fmod_meta.h>
+#include <ATen/ops/ge_meta.h>
+#include <ATen/ops/gt_meta.h>
+#include <ATen/ops/heaviside_meta.h>
+#include <ATen/ops/hypot_meta.h>
+#include <ATen/ops/le_meta.h>
+#include <ATen/ops/lerp_meta.h>
+#include <ATen/ops/logaddexp_meta.h>
+#include <ATen/ops/lt_meta.h>
+#include <ATen/ops/maximum_meta.h>
+#include <ATen/ops/minimum_meta.h>
 #include <ATen/ops/mul_meta.h>
+#include <ATen/ops/ne_meta.h>
+#include <ATen/ops/nextafter_meta.h>
+#include <ATen/ops/pow.h>
+#include <ATen/ops/pow_meta.h>
+#include <ATen/ops/remainder_meta.h>
 #include <ATen/ops/sub_meta.h>
+#include <ATen/ops/xlogy_meta.h>
+#include <ATen/ops/zeros_like.h>
 
 namespace foo_cl::aten {
 namespace {
 
-using at::TensorIteratorBase;
-using Tensor = const at::Tensor&;
-using Scalar = const at::Scalar&;
+using TensorRef = const at::Tensor&;
+using ScalarRef = const at::Scalar&;
 
-// Structured binary ops whose only scalar is alpha (add, sub).
-template <class Meta>
-void register_alpha_op(torch::Library& m, const char* name, const char* key, bool negate_alpha) {
-  const std::string f = std::string(name) + ".Tensor", i = std::string(name) + "_.Tensor", o = std::string(name) + ".out";
-  register_structured<Meta, Tensor, Scalar>(m, f.c_str(), i.c_str(), o.c_str(),
-                                            [key = std::string(key), negate_alpha](Meta& iter, Tensor, Scalar alpha) {
-                                              launch::launch_pointwise(iter, key, {negate_alpha ? -alpha : alpha});
-                                            });
+// CPU raises for integer division by zero; a device cannot trap, so the divisor is checked here.
+// NOTE: this reads the divisor back to the host, which only integer division pays.
+void check_integer_divisor(const at::TensorIteratorBase& iter) {
+  if (c10::isFloatingType(iter.common_dtype()) || iter.numel() == 0) return;
+  const at::Tensor& divisor = iter.tensor(2);
+  TORCH_CHECK(!divisor.to(c10::kCPU).eq(0).any().item<bool>(), "ZeroDivisionError");
 }
+
+template <class Meta, class... Rest>
+StructuredKernel<Meta, Rest...> integer_checked(std::string key) {
+  return [key = std::move(key)](Meta& iter, Rest...) {
+    check_integer_divisor(iter);
+    launch::launch_pointwise(iter, key);
+  };
+}
+
+template <class Meta>
+void register_alpha_op(torch::Library& m, const char* name, bool negate_alpha) {
+  const std::string f = std::string(name) + ".Tensor", i = std::string(name) + "_.Tensor", o = std::string(name) + ".out";
+  register_structured<Meta, TensorRef, ScalarRef>(m, f.c_str(), i.c_str(), o.c_str(),
+                                                  [negate_alpha](Meta& iter, TensorRef, ScalarRef alpha) {
+                                                    launch::launch_pointwise(iter, "binary/add",
+                                                                             {negate_alpha ? -alpha : alpha});
+                                                  });
+}
+
+using DivMode = at::meta::structured_div_Tensor_mode;
+
+void div_mode_kernel(DivMode& iter, TensorRef, std::optional<c10::string_view> mode) {
+  if (!mode) {
+    launch::launch_pointwise(iter, "binary/div");
+    return;
+  }
+  TORCH_CHECK(*mode == "trunc" || *mode == "floor",
+              "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
+  check_integer_divisor(iter);
+  launch::launch_pointwise(iter, *mode == "trunc" ? "binary/div_trunc" : "binary/div_floor");
+}
+
+at::Tensor& floor_divide_into(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  auto iter = at::TensorIterator::binary_op(out, self, other);
+  check_integer_divisor(iter);
+  launch::launch_pointwise(iter, "binary/div_floor");
+  return out;
+}
+
+at::Tensor floor_divide_functional(const at::Tensor& self, const at::Tensor& other) {
+  at::Tensor out;
+  auto iter = at::TensorIterator::binary_op(out, self, other);
+  check_integer_divisor(iter);
+  launch::launch_pointwise(iter, "binary/div_floor");
+  return iter.output();
+}
+
+at::Tensor& floor_divide_inplace(at::Tensor& self, const at::Tensor& other) {
+  return floor_divide_into(self, other, self);
+}
+
+// pow with a scalar exponent, with CPU's shortcuts for 0 and 1.
+using PowTensorScalar = at::meta::structured_pow_Tensor_Scalar;
+
+void pow_tensor_scalar_kernel(PowTensorScalar& iter, ScalarRef exponent) {
+  const at::Tensor& out = iter.maybe_get_output(0);
+  if (exponent.equal(0.0) || exponent.equal(false)) {
+    out.fill_(1);
+  } else if (exponent.equal(1.0) || exponent.equal(true)) {
+    out.copy_(iter.tensor(1));
+  } else {
+    launch::launch_pointwise(iter, "unary/pow", {exponent});
+  }
+}
+
+at::Tensor pow_scalar(const at::Scalar& self, const at::Tensor& exponent) {
+  return at::pow(at::native::wrapped_scalar_tensor(self), exponent);
+}
+
+at::Tensor& pow_scalar_out(const at::Scalar& self, const at::Tensor& exponent, at::Tensor& out) {
+  return at::pow_out(out, at::native::wrapped_scalar_tensor(self), exponent);
+}
+
+// Logical binary ops (output bool unless out= says otherwise), built as CPU's comparison_op.
+template <const char* Key>
+at::Tensor& logical_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  auto iter = at::TensorIterator::comparison_op(out, self, other);
+  launch::launch_pointwise(iter, Key);
+  return out;
+}
+
+constexpr char kLogicalAnd[] = "binary/logical_and";
+constexpr char kLogicalOr[] = "binary/logical_or";
+constexpr char kLogicalXor[] = "binary/logical_xor";
 
 }  // namespace
 
+#define FOO_COMPARISON(m, op)                                                                                 \
+  FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, op, "binary/" #op);                                                \
+  register_structured<at::meta::structured_##op##_Scalar, ScalarRef>(                                        \
+      m, #op ".Scalar", #op "_.Scalar", #op ".Scalar_out",                                                    \
+      pointwise<at::meta::structured_##op##_Scalar, ScalarRef>("binary/" #op))
+
+// Comparison-style naming: "<op>.Tensor", "<op>_.Tensor", "<op>.Tensor_out".
+#define FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, op, key)                                                    \
+  register_structured<at::meta::structured_##op##_Tensor, TensorRef>(                                        \
+      m, #op ".Tensor", #op "_.Tensor", #op ".Tensor_out", pointwise<at::meta::structured_##op##_Tensor, TensorRef>(key))
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  register_alpha_op<at::meta::structured_add_Tensor>(m, "add", "binary/add", false);
-  register_alpha_op<at::meta::structured_sub_Tensor>(m, "sub", "binary/add", true);
-  register_structured<at::meta::structured_mul_Tensor, Tensor>(
-      m, "mul.Tensor", "mul_.Tensor", "mul.out",
-      [](at::meta::structured_mul_Tensor& iter, Tensor) { launch::launch_pointwise(iter, "binary/mul"); });
+  register_alpha_op<at::meta::structured_add_Tensor>(m, "add", false);
+  register_alpha_op<at::meta::structured_sub_Tensor>(m, "sub", true);
+  FOO_STRUCTURED_BINARY_TENSOR(m, mul, "binary/mul");
+  FOO_STRUCTURED_BINARY_TENSOR(m, div, "binary/div");
+  register_structured<DivMode, TensorRef, std::optional<c10::string_view>>(m, "div.Tensor_mode", "div_.Tensor_mode",
+                                                                           "div.out_mode", div_mode_kernel);
+  m.impl("floor_divide", floor_divide_functional);
+  m.impl("floor_divide_.Tensor", floor_divide_inplace);
+  m.impl("floor_divide.out", floor_divide_into);
+  register_structured<at::meta::structured_remainder_Tensor, TensorRef>(
+      m, "remainder.Tensor", "remainder_.Tensor", "remainder.Tensor_out",
+      integer_checked<at::meta::structured_remainder_Tensor, TensorRef>("binary/remainder"));
+  register_structured<at::meta::structured_fmod_Tensor, TensorRef>(
+      m, "fmod.Tensor", "fmod_.Tensor", "fmod.Tensor_out",
+      integer_checked<at::meta::structured_fmod_Tensor, TensorRef>("binary/fmod"));
+
+  register_structured<at::meta::structured_pow_Tensor_Tensor, TensorRef>(
+      m, "pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Tensor_out",
+      pointwise<at::meta::structured_pow_Tensor_Tensor, TensorRef>("binary/pow"));
+  register_structured<PowTensorScalar, ScalarRef>(m, "pow.Tensor_Scalar", "pow_.Scalar", "pow.Tensor_Scalar_out",
+                                                  pow_tensor_scalar_kernel);
+  m.impl("pow.Scalar", pow_scalar);
+  m.impl("pow.Scalar_out", pow_scalar_out);
+
+  FOO_STRUCTURED_BINARY(m, atan2, "binary/atan2");
+  FOO_STRUCTURED_BINARY(m, hypot, "binary/hypot");
+  FOO_STRUCTURED_BINARY(m, nextafter, "binary/nextafter");
+  FOO_STRUCTURED_BINARY(m, heaviside, "binary/heaviside");
+  FOO_STRUCTURED_BINARY_TENSOR(m, copysign, "binary/copysign");
+  register_structured<at::meta::structured_xlogy_Tensor, TensorRef>(
+      m, "xlogy.Tensor", "xlogy_.Tensor", "xlogy.OutTensor",
+      pointwise<at::meta::structured_xlogy_Tensor, TensorRef>("binary/xlogy"));
+  register_structured<at::meta::structured_logaddexp, TensorRef>(
+      m, "logaddexp", nullptr, "logaddexp.out", pointwise<at::meta::structured_logaddexp, TensorRef>("binary/logaddexp"));
+  register_structured<at::meta::structured_maximum, TensorRef>(
+      m, "maximum", nullptr, "maximum.out", pointwise<at::meta::structured_maximum, TensorRef>("binary/maximum"));
+  register_structured<at::meta::structured_minimum, TensorRef>(
+      m, "minimum", nullptr, "minimum.out", pointwise<at::meta::structured_minimum, TensorRef>("binary/minimum"));
+  register_structured<at::meta::structured_fmax, TensorRef>(m, "fmax", nullptr, "fmax.out",
+                                                            pointwise<at::meta::structured_fmax, TensorRef>("binary/fmax"));
+  register_structured<at::meta::structured_fmin, TensorRef>(m, "fmin", nullptr, "fmin.out",
+                                                            pointwise<at::meta::structured_fmin, TensorRef>("binary/fmin"));
+
+  FOO_COMPARISON(m, eq);
+  FOO_COMPARISON(m, ne);
+  FOO_COMPARISON(m, lt);
+  FOO_COMPARISON(m, le);
+  FOO_COMPARISON(m, gt);
+  FOO_COMPARISON(m, ge);
+  m.impl("logical_and.out", logical_out<kLogicalAnd>);
+  m.impl("logical_or.out", logical_out<kLogicalOr>);
+  m.impl("logical_xor.out", logical_out<kLogicalXor>);
+
+  FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, bitwise_and, "binary/bitwise_and");
+  FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, bitwise_or, "binary/bitwise_or");
+  FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, bitwise_xor, "binary/bitwise_xor");
+  FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, bitwise_left_shift, "binary/left_shift");
+  FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, bitwise_right_shift, "binary/right_shift");
+
+  register_structured<at::meta::structured_lerp_Scalar, TensorRef, ScalarRef>(
+      m, "lerp.Scalar", "lerp_.Scalar", "lerp.Scalar_out",
+      [](at::meta::structured_lerp_Scalar& iter, TensorRef, ScalarRef weight) {
+        launch::launch_pointwise(iter, "binary/lerp", {weight});
+      });
+  register_structured<at::meta::structured_lerp_Tensor, TensorRef, TensorRef>(
+      m, "lerp.Tensor", "lerp_.Tensor", "lerp.Tensor_out",
+      pointwise<at::meta::structured_lerp_Tensor, TensorRef, TensorRef>("ternary/lerp"));
 }
 
 }  // namespace foo_cl::aten

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/OptionalRef.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
@@ -101,6 +102,18 @@ struct GivenOutputOp final : Meta {
   std::optional<at::Tensor> proxy;
 };
 
+// Optional arguments reach meta functions as references, as in PyTorch's generated wrappers.
+template <class T>
+const T& meta_arg(const T& v) {
+  return v;
+}
+inline at::OptionalScalarRef meta_arg(const std::optional<at::Scalar>& s) {
+  return s ? at::OptionalScalarRef(&*s) : at::OptionalScalarRef();
+}
+inline at::OptionalTensorRef meta_arg(const std::optional<at::Tensor>& t) {
+  return t && t->defined() ? at::OptionalTensorRef(*t) : at::OptionalTensorRef();
+}
+
 }  // namespace detail
 
 // The foo kernel of a structured operator: gets the built meta object (a TensorIteratorBase for
@@ -116,7 +129,7 @@ void register_structured(torch::Library& m, const char* functional, const char* 
   if (functional) {
     m.impl(functional, [kernel](const at::Tensor& self, Rest... rest) -> at::Tensor {
       detail::FunctionalOp<Meta> op;
-      op.meta(self, rest...);
+      op.meta(self, detail::meta_arg(rest)...);
       kernel(op, rest...);
       return std::move(op.output);
     });
@@ -124,7 +137,7 @@ void register_structured(torch::Library& m, const char* functional, const char* 
   if (inplace) {
     m.impl(inplace, [kernel](at::Tensor& self, Rest... rest) -> at::Tensor& {
       detail::GivenOutputOp<Meta, true> op(self);
-      op.meta(self, rest...);
+      op.meta(self, detail::meta_arg(rest)...);
       kernel(op, rest...);
       op.finish();
       return self;
@@ -133,7 +146,7 @@ void register_structured(torch::Library& m, const char* functional, const char* 
   if (out) {
     m.impl(out, [kernel](const at::Tensor& self, Rest... rest, at::Tensor& result) -> at::Tensor& {
       detail::GivenOutputOp<Meta, false> op(result);
-      op.meta(self, rest...);
+      op.meta(self, detail::meta_arg(rest)...);
       kernel(op, rest...);
       op.finish();
       return result;

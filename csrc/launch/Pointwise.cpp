@@ -69,7 +69,7 @@ bool is_contiguous_ignoring_scalars(const at::TensorIteratorBase& iter) {
 }  // namespace
 
 void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std::initializer_list<c10::Scalar> params) {
-  TORCH_INTERNAL_ASSERT(iter.noutputs() == 1 && iter.ninputs() >= 1 && iter.ninputs() <= 3 && params.size() <= 2);
+  TORCH_INTERNAL_ASSERT(iter.noutputs() == 1 && iter.ninputs() >= 1 && iter.ninputs() <= 3 && params.size() <= 3);
   const int64_t n = iter.numel();
   if (n == 0) return;
   const c10::Device device = iter.device(0);
@@ -78,6 +78,7 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
 
   std::string options = dtype_option("OUT", iter.dtype(0)) + dtype_option("COMPUTE", compute) + index_option(n);
   if (c10::isFloatingType(compute)) options += "-DCOMPUTE_IS_FLOAT ";
+  if (compute == c10::kBool) options += "-DCOMPUTE_IS_BOOL ";
   for (int k = 0; k < iter.ninputs(); ++k) {
     const std::string name = "IN" + std::to_string(k);
     options += dtype_option(name.c_str(), iter.dtype(k + 1));
@@ -99,7 +100,7 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
       }
       call.bytes(value.bytes.data(), value.size);
     }
-    for (size_t p = 0; p < 2; ++p) {
+    for (size_t p = 0; p < 3; ++p) {
       const ComputeValue v = p < params.size() ? to_compute(params.begin()[p], compute) : to_compute(0, compute);
       call.bytes(v.bytes.data(), v.size);
     }

@@ -14,7 +14,7 @@ struct TensorIteratorBase;
 
 namespace foo_cl::launch {
 
-// `params` become the kernel's s0 and s1 in the compute type (at most two).
+// `params` become the kernel's s0, s1 and s2 in the compute type (at most three).
 void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key,
                       std::initializer_list<c10::Scalar> params = {});
 

@@ -19,6 +19,8 @@ void Event::record(const c10::Stream& stream) {
   FOO_CL_CHECK(clEnqueueMarkerWithWaitList(queue(stream.device_index(), stream.id()), 0, nullptr, &marker));
   if (event_) clReleaseEvent(event_);
   event_ = marker;
+  // NOTE: without a flush a runtime may hold the marker back, and query() would never see it done.
+  FOO_CL_CHECK(clFlush(queue(stream.device_index(), stream.id())));
 }
 
 void Event::block(const c10::Stream& stream) const {

@@ -73,12 +73,10 @@ struct GuardImpl final : public c10::impl::DeviceGuardImplInterface {
   }
 
   bool queryStream(const c10::Stream& stream) const override {
-    Event e(stream.device_index());
-    e.record(stream);
-    return e.query();
+    return query_stream(stream.device_index(), stream.id());
   }
   void synchronizeStream(const c10::Stream& stream) const override {
-    FOO_CL_CHECK(clFinish(queue(stream.device_index(), stream.id())));
+    synchronize_stream(stream.device_index(), stream.id());
   }
   void synchronizeDevice(const c10::DeviceIndex device_index) const override { synchronize_device(device_index); }
   void recordDataPtrOnStream(const c10::DataPtr& data_ptr, const c10::Stream& stream) const override {

@@ -14,9 +14,19 @@
 namespace foo_cl::runtime {
 namespace {
 
+struct QueueState {
+  explicit QueueState(cl_command_queue q) : queue(q) {}
+  cl_command_queue queue;
+  std::mutex mutex;
+  std::atomic<uint64_t> submitted{0};  // commands enqueued through current_queue
+  uint64_t finished = 0;               // of those, how many are known to be complete
+  cl_event marker = nullptr;           // enqueued by query_stream after `marker_at` commands
+  uint64_t marker_at = 0;
+};
+
 struct DeviceQueues {
   std::mutex mutex;
-  std::deque<cl_command_queue> queues;  // index = stream id; never shrinks, so references stay valid
+  std::deque<std::unique_ptr<QueueState>> queues;  // index = stream id; never shrinks
   std::atomic<uint32_t> next_pool{0};
 };
 
@@ -39,14 +49,25 @@ cl_command_queue create_queue(c10::DeviceIndex device) {
 }
 
 // Makes sure queues 0..id exist (the default and pool queues are created on first use).
-cl_command_queue ensure_queue(DeviceQueues& dq, c10::DeviceIndex device, c10::StreamId id) {
+QueueState& ensure_queue(DeviceQueues& dq, c10::DeviceIndex device, c10::StreamId id) {
   std::lock_guard<std::mutex> lock(dq.mutex);
   while (static_cast<c10::StreamId>(dq.queues.size()) <= std::min<c10::StreamId>(id, kPoolSize)) {
-    dq.queues.push_back(create_queue(device));
+    dq.queues.push_back(std::make_unique<QueueState>(create_queue(device)));
   }
   TORCH_CHECK(id >= 0 && id < static_cast<c10::StreamId>(dq.queues.size()), "foo-cl: unknown stream id ", id,
               " on foo:", static_cast<int>(device));
-  return dq.queues[id];
+  return *dq.queues[id];
+}
+
+QueueState& state_of(c10::DeviceIndex device, c10::StreamId id) {
+  return ensure_queue(queues_of(device), device, id);
+}
+
+void finish(QueueState& q) {
+  const uint64_t submitted = q.submitted.load();
+  FOO_CL_CHECK(clFinish(q.queue));
+  std::lock_guard<std::mutex> lock(q.mutex);
+  q.finished = std::max(q.finished, submitted);
 }
 
 thread_local std::vector<c10::StreamId> tls_current_streams;
@@ -54,7 +75,7 @@ thread_local std::vector<c10::StreamId> tls_current_streams;
 }  // namespace
 
 cl_command_queue queue(c10::DeviceIndex device, c10::StreamId id) {
-  return ensure_queue(queues_of(device), device, id);
+  return state_of(device, id).queue;
 }
 
 c10::StreamId pool_stream(c10::DeviceIndex device) {
@@ -66,7 +87,7 @@ c10::StreamId new_stream(c10::DeviceIndex device) {
   auto& dq = queues_of(device);
   ensure_queue(dq, device, kPoolSize);
   std::lock_guard<std::mutex> lock(dq.mutex);
-  dq.queues.push_back(create_queue(device));
+  dq.queues.push_back(std::make_unique<QueueState>(create_queue(device)));
   return static_cast<c10::StreamId>(dq.queues.size() - 1);
 }
 
@@ -88,13 +109,43 @@ void set_current_stream_id(c10::DeviceIndex device, c10::StreamId id) {
 }
 
 cl_command_queue current_queue(c10::DeviceIndex device) {
-  return queue(device, current_stream_id(device));
+  QueueState& q = state_of(device, current_stream_id(device));
+  q.submitted++;
+  return q.queue;
+}
+
+bool query_stream(c10::DeviceIndex device, c10::StreamId id) {
+  QueueState& q = state_of(device, id);
+  std::lock_guard<std::mutex> lock(q.mutex);
+  const uint64_t submitted = q.submitted.load();
+  if (q.finished >= submitted) return true;
+  if (!q.marker || q.marker_at != submitted) {
+    if (q.marker) clReleaseEvent(q.marker);
+    q.marker = nullptr;
+    FOO_CL_CHECK(clEnqueueMarkerWithWaitList(q.queue, 0, nullptr, &q.marker));
+    FOO_CL_CHECK(clFlush(q.queue));
+    q.marker_at = submitted;
+  }
+  cl_int status = CL_COMPLETE;
+  FOO_CL_CHECK(clGetEventInfo(q.marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr));
+  TORCH_CHECK(status >= 0, "foo-cl: a command on this stream failed with ", cl_error_name(status));
+  if (status != CL_COMPLETE) return false;
+  q.finished = std::max(q.finished, q.marker_at);
+  return true;
+}
+
+void synchronize_stream(c10::DeviceIndex device, c10::StreamId id) {
+  finish(state_of(device, id));
 }
 
 void synchronize_device(c10::DeviceIndex device) {
   auto& dq = queues_of(device);
-  std::lock_guard<std::mutex> lock(dq.mutex);
-  for (cl_command_queue q : dq.queues) FOO_CL_CHECK(clFinish(q));
+  std::vector<QueueState*> states;
+  {
+    std::lock_guard<std::mutex> lock(dq.mutex);
+    for (auto& q : dq.queues) states.push_back(q.get());
+  }
+  for (QueueState* q : states) finish(*q);
 }
 
 }  // namespace foo_cl::runtime

@@ -1,6 +1,7 @@
 // Streams as in-order OpenCL command queues. Stream id 0 is a device's default queue, ids
 // 1..kPoolSize a round-robin pool, and higher ids queues made by getNewStream. Each thread has a
-// current stream per device.
+// current stream per device. Queues count the work enqueued on them, so an idle stream reports done
+// without waiting on a runtime that completes markers lazily.
 #pragma once
 
 #include "runtime/OpenCL.h"
@@ -18,7 +19,12 @@ c10::StreamId num_streams(c10::DeviceIndex device);
 
 c10::StreamId current_stream_id(c10::DeviceIndex device);
 void set_current_stream_id(c10::DeviceIndex device, c10::StreamId id);
+// The current queue of `device`, to enqueue work on: the queue counts it, for query_stream.
 cl_command_queue current_queue(c10::DeviceIndex device);
+
+// True when every command enqueued through current_queue on this stream has completed.
+bool query_stream(c10::DeviceIndex device, c10::StreamId id);
+void synchronize_stream(c10::DeviceIndex device, c10::StreamId id);
 
 // Waits for every queue of `device` to finish.
 void synchronize_device(c10::DeviceIndex device);

@@ -1,0 +1,125 @@
+// Elementwise operators with several tensor operands or optional bounds: clamp and its halves,
+// where, addcmul, addcdiv and masked_fill (kernels_cl/ternary/ and the clamp programs).
+#include "aten/Pointwise.h"
+
+#include <ATen/native/TypeProperties.h>
+#include <ATen/ops/addcdiv_meta.h>
+#include <ATen/ops/addcmul_meta.h>
+#include <ATen/ops/clamp_max_meta.h>
+#include <ATen/ops/clamp_meta.h>
+#include <ATen/ops/clamp_min_meta.h>
+#include <ATen/ops/empty.h>
+
+namespace foo_cl::aten {
+namespace {
+
+using TensorRef = const at::Tensor&;
+using ScalarRef = const at::Scalar&;
+using OptionalScalar = const std::optional<at::Scalar>&;
+using OptionalTensor = const std::optional<at::Tensor>&;
+
+bool given(OptionalTensor t) {
+  return t && t->defined();
+}
+
+void clamp_kernel(at::meta::structured_clamp& iter, OptionalScalar min, OptionalScalar max) {
+  if (min && max) {
+    launch::launch_pointwise(iter, "unary/clamp", {*min, *max});
+  } else {
+    launch::launch_pointwise(iter, min ? "unary/clamp_min" : "unary/clamp_max", {min ? *min : *max});
+  }
+}
+
+// The meta function adds only the bounds that are given as inputs after self.
+void clamp_tensor_kernel(at::meta::structured_clamp_Tensor& iter, OptionalTensor min, OptionalTensor max) {
+  if (given(min) && given(max)) {
+    launch::launch_pointwise(iter, "ternary/clamp");
+  } else {
+    launch::launch_pointwise(iter, given(min) ? "binary/clamp_min" : "binary/clamp_max");
+  }
+}
+
+at::Tensor& where_out(const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other,
+                      at::Tensor& out) {
+  TORCH_CHECK(condition.scalar_type() == at::kBool || condition.scalar_type() == at::kByte,
+              "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+              condition.scalar_type());
+  const auto result_type = at::native::result_type(self, other);
+  auto iter = at::TensorIteratorConfig()
+                  .check_all_same_dtype(false)
+                  .add_output(out)
+                  .add_const_input(condition)
+                  .add_const_input(self.scalar_type() == result_type ? self : self.to(result_type))
+                  .add_const_input(other.scalar_type() == result_type ? other : other.to(result_type))
+                  .build();
+  launch::launch_pointwise(iter, "ternary/where");
+  return out;
+}
+
+at::Tensor where(const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other) {
+  at::Tensor out = at::empty({0}, self.options().dtype(at::native::result_type(self, other)));
+  return where_out(condition, self, other, out);
+}
+
+at::Tensor& masked_fill_(at::Tensor& self, const at::Tensor& mask, const at::Scalar& value) {
+  TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+              mask.scalar_type());
+  auto iter = at::TensorIteratorConfig()
+                  .set_check_mem_overlap(false)
+                  .check_all_same_dtype(false)
+                  .resize_outputs(false)
+                  .add_output(self)
+                  .add_const_input(self)
+                  .add_const_input(mask)
+                  .build();
+  launch::launch_pointwise(iter, "binary/masked_fill", {value});
+  return self;
+}
+
+at::Tensor& masked_fill_tensor_(at::Tensor& self, const at::Tensor& mask, const at::Tensor& value) {
+  TORCH_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  return masked_fill_(self, mask, value.item());
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  register_structured<at::meta::structured_clamp, OptionalScalar, OptionalScalar>(m, "clamp", "clamp_", "clamp.out",
+                                                                                  clamp_kernel);
+  register_structured<at::meta::structured_clamp_Tensor, OptionalTensor, OptionalTensor>(
+      m, "clamp.Tensor", "clamp_.Tensor", "clamp.Tensor_out", clamp_tensor_kernel);
+  register_structured<at::meta::structured_clamp_min, ScalarRef>(
+      m, "clamp_min", "clamp_min_", "clamp_min.out", [](at::meta::structured_clamp_min& iter, ScalarRef min) {
+        launch::launch_pointwise(iter, "unary/clamp_min", {min});
+      });
+  register_structured<at::meta::structured_clamp_max, ScalarRef>(
+      m, "clamp_max", "clamp_max_", "clamp_max.out", [](at::meta::structured_clamp_max& iter, ScalarRef max) {
+        launch::launch_pointwise(iter, "unary/clamp_max", {max});
+      });
+  register_structured<at::meta::structured_clamp_min_Tensor, TensorRef>(
+      m, "clamp_min.Tensor", "clamp_min_.Tensor", "clamp_min.Tensor_out",
+      pointwise<at::meta::structured_clamp_min_Tensor, TensorRef>("binary/clamp_min"));
+  register_structured<at::meta::structured_clamp_max_Tensor, TensorRef>(
+      m, "clamp_max.Tensor", "clamp_max_.Tensor", "clamp_max.Tensor_out",
+      pointwise<at::meta::structured_clamp_max_Tensor, TensorRef>("binary/clamp_max"));
+
+  m.impl("where.self", where);
+  m.impl("where.self_out", where_out);
+  using Addcmul = at::meta::structured_addcmul;
+  register_structured<Addcmul, TensorRef, TensorRef, ScalarRef>(
+      m, "addcmul", "addcmul_", "addcmul.out",
+      [](Addcmul& iter, TensorRef, TensorRef, ScalarRef value) {
+        launch::launch_pointwise(iter, "ternary/addcmul", {value});
+      });
+  using Addcdiv = at::meta::structured_addcdiv;
+  register_structured<Addcdiv, TensorRef, TensorRef, ScalarRef>(
+      m, "addcdiv", "addcdiv_", "addcdiv.out",
+      [](Addcdiv& iter, TensorRef, TensorRef, ScalarRef value) {
+        launch::launch_pointwise(iter, "ternary/addcdiv", {value});
+      });
+  m.impl("masked_fill_.Scalar", masked_fill_);
+  m.impl("masked_fill_.Tensor", masked_fill_tensor_);
+}
+
+}  // namespace foo_cl::aten

@@ -1,0 +1,151 @@
+// Unary elementwise operators: math functions, rounding, sign and bit tests, each one line naming
+// its kernels_cl/unary/<op>.cl program. Structured ops reuse PyTorch's meta functions (integer
+// inputs of float functions promote to the default float dtype, as on CPU).
+#include "aten/Pointwise.h"
+
+#include <ATen/ops/acos_meta.h>
+#include <ATen/ops/acosh_meta.h>
+#include <ATen/ops/asin_meta.h>
+#include <ATen/ops/asinh_meta.h>
+#include <ATen/ops/atan_meta.h>
+#include <ATen/ops/atanh_meta.h>
+#include <ATen/ops/bitwise_not_meta.h>
+#include <ATen/ops/ceil_meta.h>
+#include <ATen/ops/cos_meta.h>
+#include <ATen/ops/cosh_meta.h>
+#include <ATen/ops/erf_meta.h>
+#include <ATen/ops/erfc_meta.h>
+#include <ATen/ops/erfinv_meta.h>
+#include <ATen/ops/exp2_meta.h>
+#include <ATen/ops/exp_meta.h>
+#include <ATen/ops/expm1_meta.h>
+#include <ATen/ops/floor_meta.h>
+#include <ATen/ops/frac_meta.h>
+#include <ATen/ops/isneginf_meta.h>
+#include <ATen/ops/isposinf_meta.h>
+#include <ATen/ops/log10_meta.h>
+#include <ATen/ops/log1p_meta.h>
+#include <ATen/ops/log2_meta.h>
+#include <ATen/ops/log_meta.h>
+#include <ATen/ops/neg_meta.h>
+#include <ATen/ops/reciprocal_meta.h>
+#include <ATen/ops/round_meta.h>
+#include <ATen/ops/rsqrt_meta.h>
+#include <ATen/ops/sgn_meta.h>
+#include <ATen/ops/sigmoid_meta.h>
+#include <ATen/ops/sign_meta.h>
+#include <ATen/ops/signbit_meta.h>
+#include <ATen/ops/sin_meta.h>
+#include <ATen/ops/sinc_meta.h>
+#include <ATen/ops/sinh_meta.h>
+#include <ATen/ops/sqrt_meta.h>
+#include <ATen/ops/tan_meta.h>
+#include <ATen/ops/tanh_meta.h>
+#include <ATen/ops/trunc_meta.h>
+
+#include <ATen/Dispatch.h>
+
+#include <cmath>
+#include <limits>
+
+namespace foo_cl::aten {
+namespace {
+
+// Ops PyTorch implements without a structured meta: the iterator is built here, as CPU does.
+at::Tensor& abs_out(const at::Tensor& self, at::Tensor& out) {
+  auto iter = at::TensorIterator::unary_op(out, self);
+  launch::launch_pointwise(iter, "unary/abs");
+  return out;
+}
+
+at::Tensor& logical_not_out(const at::Tensor& self, at::Tensor& out) {
+  auto iter = at::TensorIteratorConfig().check_all_same_dtype(false).add_output(out).add_const_input(self).build();
+  launch::launch_pointwise(iter, "unary/logical_not");
+  return out;
+}
+
+at::Tensor& nan_to_num_out(const at::Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                           std::optional<double> neginf, at::Tensor& out) {
+  TORCH_CHECK(self.scalar_type() == out.scalar_type(), "nan_to_num: dtype of out: ", out.scalar_type(),
+              " should be same as input: ", self.scalar_type());
+  auto iter = at::TensorIterator::unary_op(out, self);
+  if (!c10::isFloatingType(self.scalar_type())) {
+    launch::launch_pointwise(iter, "unary/nan_to_num");
+    return out;
+  }
+  // The replacements of infinities default to the largest finite values of self's dtype.
+  double largest = 0;
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(), "nan_to_num", [&] {
+    largest = static_cast<double>(std::numeric_limits<scalar_t>::max());
+  });
+  launch::launch_pointwise(iter, "unary/nan_to_num",
+                           {nan.value_or(0.0), posinf.value_or(largest), neginf.value_or(-largest)});
+  return out;
+}
+
+template <class Meta>
+StructuredKernel<Meta, int64_t> round_decimals_kernel() {
+  return [](Meta& iter, int64_t decimals) {
+    if (decimals == 0) {
+      launch::launch_pointwise(iter, "unary/round");
+      return;
+    }
+    const double ten_pow = std::pow(10.0, static_cast<double>(std::abs(decimals)));
+    launch::launch_pointwise(iter, "unary/round_decimals", {ten_pow, decimals < 0 ? -1 : 1});
+  };
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  FOO_STRUCTURED_UNARY(m, neg, "unary/neg");
+  FOO_STRUCTURED_UNARY(m, sign, "unary/sign");
+  FOO_STRUCTURED_UNARY(m, sgn, "unary/sign");
+  FOO_STRUCTURED_UNARY(m, reciprocal, "unary/reciprocal");
+  FOO_STRUCTURED_UNARY(m, sqrt, "unary/sqrt");
+  FOO_STRUCTURED_UNARY(m, rsqrt, "unary/rsqrt");
+  FOO_STRUCTURED_UNARY(m, exp, "unary/exp");
+  FOO_STRUCTURED_UNARY(m, exp2, "unary/exp2");
+  FOO_STRUCTURED_UNARY(m, expm1, "unary/expm1");
+  FOO_STRUCTURED_UNARY(m, log, "unary/log");
+  FOO_STRUCTURED_UNARY(m, log2, "unary/log2");
+  FOO_STRUCTURED_UNARY(m, log10, "unary/log10");
+  FOO_STRUCTURED_UNARY(m, log1p, "unary/log1p");
+  FOO_STRUCTURED_UNARY(m, sin, "unary/sin");
+  FOO_STRUCTURED_UNARY(m, cos, "unary/cos");
+  FOO_STRUCTURED_UNARY(m, tan, "unary/tan");
+  FOO_STRUCTURED_UNARY(m, asin, "unary/asin");
+  FOO_STRUCTURED_UNARY(m, acos, "unary/acos");
+  FOO_STRUCTURED_UNARY(m, atan, "unary/atan");
+  FOO_STRUCTURED_UNARY(m, sinh, "unary/sinh");
+  FOO_STRUCTURED_UNARY(m, cosh, "unary/cosh");
+  FOO_STRUCTURED_UNARY(m, tanh, "unary/tanh");
+  FOO_STRUCTURED_UNARY(m, asinh, "unary/asinh");
+  FOO_STRUCTURED_UNARY(m, acosh, "unary/acosh");
+  FOO_STRUCTURED_UNARY(m, atanh, "unary/atanh");
+  FOO_STRUCTURED_UNARY(m, erf, "unary/erf");
+  FOO_STRUCTURED_UNARY(m, erfc, "unary/erfc");
+  FOO_STRUCTURED_UNARY(m, erfinv, "unary/erfinv");
+  FOO_STRUCTURED_UNARY(m, sigmoid, "unary/sigmoid");
+  FOO_STRUCTURED_UNARY(m, floor, "unary/floor");
+  FOO_STRUCTURED_UNARY(m, ceil, "unary/ceil");
+  FOO_STRUCTURED_UNARY(m, trunc, "unary/trunc");
+  FOO_STRUCTURED_UNARY(m, round, "unary/round");
+  FOO_STRUCTURED_UNARY(m, frac, "unary/frac");
+  FOO_STRUCTURED_UNARY(m, sinc, "unary/sinc");
+  FOO_STRUCTURED_UNARY(m, bitwise_not, "unary/bitwise_not");
+  register_structured<at::meta::structured_round_decimals, int64_t>(
+      m, "round.decimals", "round_.decimals", "round.decimals_out",
+      round_decimals_kernel<at::meta::structured_round_decimals>());
+  register_structured<at::meta::structured_signbit>(m, "signbit", nullptr, "signbit.out",
+                                                    pointwise<at::meta::structured_signbit>("unary/signbit"));
+  register_structured<at::meta::structured_isposinf>(m, "isposinf", nullptr, "isposinf.out",
+                                                     pointwise<at::meta::structured_isposinf>("unary/isposinf"));
+  register_structured<at::meta::structured_isneginf>(m, "isneginf", nullptr, "isneginf.out",
+                                                     pointwise<at::meta::structured_isneginf>("unary/isneginf"));
+  m.impl("abs.out", abs_out);
+  m.impl("logical_not.out", logical_not_out);
+  m.impl("nan_to_num.out", nan_to_num_out);
+}
+
+}  // namespace foo_cl::aten

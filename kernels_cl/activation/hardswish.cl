@@ -1,0 +1,4 @@
+// activation/hardswish: x * clamp(x + 3, 0, 6) / 6.
+#define NIN 1
+#define OP(a) ((a) * fmin(fmax((a) + 3, (ct)0), (ct)6) / 6)
+#include "pointwise.clh"

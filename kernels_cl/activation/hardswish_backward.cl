@@ -1,0 +1,4 @@
+// activation/hardswish_backward: a: gradient, b: x.
+#define NIN 2
+#define OP(a, b) ((b) < -3 ? (ct)0 : (b) <= 3 ? (a) * ((b) / 3 + (ct)0.5) : (a))
+#include "pointwise.clh"

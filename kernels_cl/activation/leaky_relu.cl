@@ -1,0 +1,4 @@
+// activation/leaky_relu: x, or s0 x for x <= 0.
+#define NIN 1
+#define OP(a) ((a) > 0 ? (a) : (a) * s0)
+#include "pointwise.clh"

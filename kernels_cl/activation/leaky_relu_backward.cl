@@ -1,0 +1,4 @@
+// activation/leaky_relu_backward: a: x (or the result), b: gradient.
+#define NIN 2
+#define OP(a, b) ((a) > 0 ? (b) : (b) * s0)
+#include "pointwise.clh"

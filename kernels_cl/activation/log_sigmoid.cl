@@ -1,0 +1,4 @@
+// activation/log_sigmoid: log(sigmoid(x)).
+#define NIN 1
+#define OP(a) (fmin(a, (ct)0) - log1p(exp(-fabs(a))))
+#include "pointwise.clh"

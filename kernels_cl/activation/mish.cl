@@ -1,0 +1,4 @@
+// activation/mish: x * tanh(softplus(x)).
+#define NIN 1
+#define OP(a) ((a) * tanh(log1p(exp(a))))
+#include "pointwise.clh"

@@ -1,0 +1,4 @@
+// activation/sigmoid_backward: a: gradient, b: sigmoid output.
+#define NIN 2
+#define OP(a, b) ((a) * (1 - (b)) * (b))
+#include "pointwise.clh"

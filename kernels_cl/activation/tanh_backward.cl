@@ -1,0 +1,4 @@
+// activation/tanh_backward: a: gradient, b: tanh output.
+#define NIN 2
+#define OP(a, b) ((a) * (1 - (b) * (b)))
+#include "pointwise.clh"

@@ -1,0 +1,4 @@
+// activation/threshold: s1 where a <= s0, else b (threshold_backward: a is x, b the gradient).
+#define NIN 2
+#define OP(a, b) ((a) <= s0 ? s1 : (b))
+#include "pointwise.clh"

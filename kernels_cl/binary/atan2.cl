@@ -1,0 +1,4 @@
+// binary/atan2: atan2(a, b).
+#define NIN 2
+#define OP(a, b) atan2(a, b)
+#include "pointwise.clh"

@@ -1,0 +1,4 @@
+// binary/bitwise_or: a | b.
+#define NIN 2
+#define OP(a, b) ((a) | (b))
+#include "pointwise.clh"

@@ -1,0 +1,4 @@
+// binary/div: true division.
+#define NIN 2
+#define OP(a, b) ((a) / (b))
+#include "pointwise.clh"

@@ -1,0 +1,4 @@
+// binary/hypot: sqrt(a^2 + b^2).
+#define NIN 2
+#define OP(a, b) hypot(a, b)
+#include "pointwise.clh"

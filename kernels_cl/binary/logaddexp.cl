@@ -1,0 +1,4 @@
+// binary/logaddexp: log(e^a + e^b).
+#define NIN 2
+#define OP(a, b) ((isinf(a) && (a) == (b)) ? (a) : fmax(a, b) + log1p(exp(-fabs((a) - (b)))))
+#include "pointwise.clh"

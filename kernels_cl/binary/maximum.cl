@@ -1,0 +1,4 @@
+// binary/maximum: larger of a and b, NaN propagated.
+#define NIN 2
+#define OP(a, b) FOO_MAXIMUM(a, b)
+#include "pointwise.clh"

@@ -1,0 +1,4 @@
+// binary/minimum: smaller of a and b, NaN propagated.
+#define NIN 2
+#define OP(a, b) FOO_MINIMUM(a, b)
+#include "pointwise.clh"

@@ -1,0 +1,4 @@
+// ternary/addcmul: a + s0 * b * c.
+#define NIN 3
+#define OP(a, b, c) ((a) + s0 * (b) * (c))
+#include "pointwise.clh"

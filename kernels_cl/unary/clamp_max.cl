@@ -1,0 +1,4 @@
+// unary/clamp_max: min(a, s0), NaN kept.
+#define NIN 1
+#define OP(a) (FOO_IS_NAN(a) ? (a) : (a) > s0 ? s0 : (a))
+#include "pointwise.clh"

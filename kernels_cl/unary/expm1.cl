@@ -1,0 +1,4 @@
+// unary/expm1: e^a - 1.
+#define NIN 1
+#define OP(a) expm1(a)
+#include "pointwise.clh"

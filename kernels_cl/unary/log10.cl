@@ -1,0 +1,4 @@
+// unary/log10: base-10 logarithm.
+#define NIN 1
+#define OP(a) log10(a)
+#include "pointwise.clh"

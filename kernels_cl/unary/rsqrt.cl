@@ -1,0 +1,4 @@
+// unary/rsqrt: 1 / sqrt(a) (not native rsqrt, whose accuracy varies by vendor).
+#define NIN 1
+#define OP(a) (1 / sqrt(a))
+#include "pointwise.clh"

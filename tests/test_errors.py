@@ -1,0 +1,100 @@
+"""Errors name what went wrong: invalid devices, mixed devices, unsupported dtypes, bad fill values,
+empty item(), pinning, and a machine without any OpenCL device."""
+
+import pytest
+import torch
+from conftest import FOO, assert_exact, make_tensor, run_python_json
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        lambda: torch.ones(2, device="foo:7"),
+        lambda: torch.ones(2).to("foo:7"),
+        lambda: torch.foo.set_device(7),
+        lambda: torch.foo.get_device_properties(7),
+        lambda: torch.foo.memory_allocated(7),
+        lambda: torch.foo.synchronize(7),
+        lambda: torch.foo.Stream(7),
+    ],
+    ids=["factory", "to", "set_device", "properties", "memory_allocated", "synchronize", "stream"],
+)
+def test_invalid_device_index(action):
+    with pytest.raises(RuntimeError, match="invalid device index"):
+        action()
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        lambda a, c: a + c,
+        lambda a, c: c + a,
+        lambda a, c: torch.mm(a.view(1, 3), c.view(3, 1)),
+        lambda a, c: a.add_(c),
+        lambda a, c: torch.cat([a, c]),
+        lambda a, c: torch.hypot(a, c),
+    ],
+    ids=["foo_plus_cpu", "cpu_plus_foo", "mm", "in_place", "tensor_list", "hypot"],
+)
+def test_mixing_foo_and_cpu_tensors_is_rejected(action):
+    a = torch.ones(3, device=FOO)
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        action(a, torch.ones(3))
+    assert a.cpu().tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("op", [torch.add, torch.mul, torch.hypot], ids=lambda op: op.__name__)
+def test_zero_dim_cpu_tensor_is_accepted_as_a_scalar(op):
+    base = make_tensor((3, 4), torch.float32)
+    got = op(base.to(FOO), torch.tensor(2.5))
+    assert got.device == FOO
+    assert_exact(got.cpu(), op(base, torch.tensor(2.5)))
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda d: torch.ones(2, dtype=d, device=FOO),
+        lambda d: torch.ones(2, dtype=d).foo(),
+        lambda d: torch.ones(2, device=FOO).to(d),
+    ],
+    ids=["factory", "from_cpu", "convert"],
+)
+def test_complex_dtypes_are_not_supported(make, dtype):
+    with pytest.raises(RuntimeError, match="not supported on foo"):
+        make(dtype)
+
+
+def test_fill_with_a_non_scalar_tensor_is_rejected_like_cpu():
+    with pytest.raises(RuntimeError, match="fill_ only supports 0-dimension value tensor"):
+        torch.zeros(3, device=FOO).fill_(torch.ones(2, device=FOO))
+
+
+def test_item_of_several_or_no_elements_is_rejected_like_cpu():
+    with pytest.raises(RuntimeError, match="a Tensor with 0 elements cannot be converted to Scalar"):
+        torch.empty(0, device=FOO).item()
+    with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
+        torch.ones(2, device=FOO).item()
+
+
+def test_foo_memory_cannot_be_pinned():
+    with pytest.raises(RuntimeError, match="pinned"):
+        torch.empty(2, device=FOO, pin_memory=True)
+
+
+def test_without_an_opencl_device_everything_says_so():
+    result = run_python_json(
+        """
+        import json, torch
+        result = {"available": torch.foo.is_available(), "count": torch.foo.device_count()}
+        try:
+            torch.ones(1, device="foo")
+        except RuntimeError as e:
+            result["error"] = str(e)
+        print(json.dumps(result))
+        """,
+        FOO_CL_PLATFORM="nonexistent",
+    )
+    assert result["available"] is False and result["count"] == 0
+    assert "no OpenCL device" in result.get("error", "")
