@@ -52,7 +52,7 @@ at::Tensor& where_out(const at::Tensor& condition, const at::Tensor& self, const
                   .add_const_input(self.scalar_type() == result_type ? self : self.to(result_type))
                   .add_const_input(other.scalar_type() == result_type ? other : other.to(result_type))
                   .build();
-  launch::launch_pointwise(iter, "ternary/where");
+  launch::launch_pointwise(iter, "ternary/where", {}, result_type);
   return out;
 }
 
@@ -72,7 +72,7 @@ at::Tensor& masked_fill_(at::Tensor& self, const at::Tensor& mask, const at::Sca
                   .add_const_input(self)
                   .add_const_input(mask)
                   .build();
-  launch::launch_pointwise(iter, "binary/masked_fill", {value});
+  launch::launch_pointwise(iter, "binary/masked_fill", {value}, self.scalar_type());
   return self;
 }
 

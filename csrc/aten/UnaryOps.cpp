@@ -44,6 +44,7 @@
 #include <ATen/ops/trunc_meta.h>
 
 #include <ATen/Dispatch.h>
+#include <ATen/ops/empty_like.h>
 
 #include <cmath>
 #include <limits>
@@ -60,7 +61,14 @@ at::Tensor& abs_out(const at::Tensor& self, at::Tensor& out) {
 
 at::Tensor& logical_not_out(const at::Tensor& self, at::Tensor& out) {
   auto iter = at::TensorIteratorConfig().check_all_same_dtype(false).add_output(out).add_const_input(self).build();
-  launch::launch_pointwise(iter, "unary/logical_not");
+  launch::launch_pointwise(iter, "unary/logical_not", {}, self.scalar_type());
+  return out;
+}
+
+at::Tensor isnan(const at::Tensor& self) {
+  at::Tensor out = at::empty_like(self, self.options().dtype(at::kBool));
+  auto iter = at::TensorIteratorConfig().check_all_same_dtype(false).add_output(out).add_const_input(self).build();
+  launch::launch_pointwise(iter, "unary/isnan", {}, self.scalar_type());
   return out;
 }
 
@@ -145,6 +153,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
                                                      pointwise<at::meta::structured_isneginf>("unary/isneginf"));
   m.impl("abs.out", abs_out);
   m.impl("logical_not.out", logical_not_out);
+  m.impl("isnan", isnan);
   m.impl("nan_to_num.out", nan_to_num_out);
 }
 

@@ -51,8 +51,8 @@ ComputeValue to_compute(const c10::Scalar& s, c10::ScalarType compute) {
 }
 
 // Half and bfloat16 compute in float; every other dtype in itself.
-c10::ScalarType compute_type(const at::TensorIteratorBase& iter) {
-  c10::ScalarType common = iter.common_dtype();
+c10::ScalarType compute_type(const at::TensorIteratorBase& iter, c10::ScalarType requested) {
+  c10::ScalarType common = requested != c10::ScalarType::Undefined ? requested : iter.common_dtype();
   if (common == c10::ScalarType::Undefined) common = iter.dtype(iter.noutputs());
   return (common == c10::kHalf || common == c10::kBFloat16) ? c10::kFloat : common;
 }
@@ -68,13 +68,14 @@ bool is_contiguous_ignoring_scalars(const at::TensorIteratorBase& iter) {
 
 }  // namespace
 
-void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std::initializer_list<c10::Scalar> params) {
+void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std::initializer_list<c10::Scalar> params,
+                      c10::ScalarType requested_compute) {
   TORCH_INTERNAL_ASSERT(iter.noutputs() == 1 && iter.ninputs() >= 1 && iter.ninputs() <= 3 && params.size() <= 3);
   const int64_t n = iter.numel();
   if (n == 0) return;
   const c10::Device device = iter.device(0);
   const c10::DeviceGuard guard(device);
-  const c10::ScalarType compute = compute_type(iter);
+  const c10::ScalarType compute = compute_type(iter, requested_compute);
 
   std::string options = dtype_option("OUT", iter.dtype(0)) + dtype_option("COMPUTE", compute) + index_option(n);
   if (c10::isFloatingType(compute)) options += "-DCOMPUTE_IS_FLOAT ";

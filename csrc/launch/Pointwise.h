@@ -14,8 +14,10 @@ struct TensorIteratorBase;
 
 namespace foo_cl::launch {
 
-// `params` become the kernel's s0, s1 and s2 in the compute type (at most three).
+// `params` become the kernel's s0, s1 and s2 in the compute type (at most three). The compute type
+// is the iterator's common dtype (float for half and bfloat16) unless `compute` names another.
 void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key,
-                      std::initializer_list<c10::Scalar> params = {});
+                      std::initializer_list<c10::Scalar> params = {},
+                      c10::ScalarType compute = c10::ScalarType::Undefined);
 
 }  // namespace foo_cl::launch
