@@ -6,7 +6,6 @@
 #include <c10/util/Exception.h>
 
 #include <atomic>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -24,11 +23,33 @@ struct QueueState {
   uint64_t marker_at = 0;
 };
 
+cl_command_queue create_queue(c10::DeviceIndex device) {
+  const DeviceInfo& info = device_info(device);
+  cl_int err = CL_SUCCESS;
+  cl_command_queue q = clCreateCommandQueue(info.context, info.id, CL_QUEUE_PROFILING_ENABLE, &err);
+  FOO_CL_CHECK(err);
+  return q;
+}
+
+constexpr size_t kMaxStreams = 1024;
+
+// Queues are only appended, within a capacity reserved up front, so a stream id below `count`
+// can be looked up without the lock (the lookup happens on every kernel launch).
 struct DeviceQueues {
+  DeviceQueues() { queues.reserve(kMaxStreams); }
   std::mutex mutex;
-  std::deque<std::unique_ptr<QueueState>> queues;  // index = stream id; never shrinks
+  std::vector<std::unique_ptr<QueueState>> queues;  // index = stream id
+  std::atomic<size_t> count{0};
   std::atomic<uint32_t> next_pool{0};
 };
+
+// Appends a queue; the caller holds dq.mutex.
+void append_queue(DeviceQueues& dq, c10::DeviceIndex device) {
+  TORCH_CHECK(dq.queues.size() < kMaxStreams, "foo-cl: foo:", static_cast<int>(device), " already has ", kMaxStreams,
+              " streams");
+  dq.queues.push_back(std::make_unique<QueueState>(create_queue(device)));
+  dq.count.store(dq.queues.size(), std::memory_order_release);
+}
 
 DeviceQueues& queues_of(c10::DeviceIndex device) {
   static std::vector<std::unique_ptr<DeviceQueues>> all = [] {
@@ -40,19 +61,12 @@ DeviceQueues& queues_of(c10::DeviceIndex device) {
   return *all[device];
 }
 
-cl_command_queue create_queue(c10::DeviceIndex device) {
-  const DeviceInfo& info = device_info(device);
-  cl_int err = CL_SUCCESS;
-  cl_command_queue q = clCreateCommandQueue(info.context, info.id, CL_QUEUE_PROFILING_ENABLE, &err);
-  FOO_CL_CHECK(err);
-  return q;
-}
-
 // Makes sure queues 0..id exist (the default and pool queues are created on first use).
 QueueState& ensure_queue(DeviceQueues& dq, c10::DeviceIndex device, c10::StreamId id) {
+  if (id >= 0 && static_cast<size_t>(id) < dq.count.load(std::memory_order_acquire)) return *dq.queues[id];
   std::lock_guard<std::mutex> lock(dq.mutex);
   while (static_cast<c10::StreamId>(dq.queues.size()) <= std::min<c10::StreamId>(id, kPoolSize)) {
-    dq.queues.push_back(std::make_unique<QueueState>(create_queue(device)));
+    append_queue(dq, device);
   }
   TORCH_CHECK(id >= 0 && id < static_cast<c10::StreamId>(dq.queues.size()), "foo-cl: unknown stream id ", id,
               " on foo:", static_cast<int>(device));
@@ -87,7 +101,7 @@ c10::StreamId new_stream(c10::DeviceIndex device) {
   auto& dq = queues_of(device);
   ensure_queue(dq, device, kPoolSize);
   std::lock_guard<std::mutex> lock(dq.mutex);
-  dq.queues.push_back(std::make_unique<QueueState>(create_queue(device)));
+  append_queue(dq, device);
   return static_cast<c10::StreamId>(dq.queues.size() - 1);
 }
 

@@ -1,4 +1,5 @@
 // activation/tanh_backward: a: gradient, b: tanh output.
+#define OP_VECTOR_SAFE
 #define NIN 2
 #define OP(a, b) ((a) * (1 - (b) * (b)))
 #include "pointwise.clh"

@@ -1,4 +1,5 @@
 // binary/clamp_max: min(a, b), NaN kept.
+#define OP_VECTOR_SAFE
 #define NIN 2
 #define OP(a, b) (FOO_IS_NAN(a) ? (a) : (a) > (b) ? (b) : (a))
 #include "pointwise.clh"

@@ -1,4 +1,5 @@
 // binary/mul: a * b (logical and for bool).
+#define OP_VECTOR_SAFE
 #define NIN 2
 #define OP(a, b) ((a) * (b))
 #include "pointwise.clh"

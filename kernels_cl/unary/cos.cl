@@ -1,4 +1,5 @@
 // unary/cos: cosine.
+#define OP_VECTOR_SAFE
 #define NIN 1
 #define OP(a) cos(a)
 #include "pointwise.clh"

@@ -1,4 +1,5 @@
 // unary/expm1: e^a - 1.
+#define OP_VECTOR_SAFE
 #define NIN 1
 #define OP(a) expm1(a)
 #include "pointwise.clh"
