@@ -1,5 +1,6 @@
 """Shared set-up of the foo-cl tests: the environment, dtype and layout tables, exact comparisons, a
-fallback-mode switch, the two-device marker, and a runner for scripts that need a fresh process.
+fallback-mode switch, running an operator on foo and on the CPU, the two-device marker, and a runner
+for scripts that need a fresh process.
 """
 
 import os
@@ -14,7 +15,7 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import textwrap  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
-from typing import NamedTuple  # noqa: E402
+from typing import NamedTuple, TypeVar  # noqa: E402
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
@@ -105,6 +106,44 @@ def fallback_mode() -> Iterator[Callable[[str], None]]:
     previous = torch.foo.get_fallback_mode()
     yield torch.foo.set_fallback_mode
     torch.foo.set_fallback_mode(previous)
+
+
+@pytest.fixture
+def no_fallback(fallback_mode: Callable[[str], None]) -> None:
+    """Forbids the CPU fallback for one test ("error" mode): every operator it runs on foo must be a foo kernel."""
+    fallback_mode("error")
+
+
+Result = TypeVar("Result")
+
+
+def run_like_cpu(
+    cpu_call: Callable[[], Result], foo_call: Callable[[], Result], same_message: bool = False
+) -> tuple[Result, Result] | None:
+    """Runs `cpu_call`, then `foo_call`; returns (foo result, CPU result), or None when both raised.
+
+    When the CPU raises, foo must raise the same exception type (exactly: NotImplementedError, which the
+    forbidden fallback raises, is a RuntimeError too), and the same message when `same_message`. foo-cl's
+    fallback counts must not grow during `foo_call`.
+    """
+    try:
+        expected = cpu_call()
+    except Exception as cpu_error:  # noqa: BLE001 (any error the CPU raises is the expected behaviour)
+        counts = torch.foo.fallback_counts()
+        try:
+            foo_call()
+        except Exception as foo_error:  # noqa: BLE001
+            assert type(foo_error) is type(cpu_error), f"the CPU raised {cpu_error!r}, foo {foo_error!r}"
+            if same_message:
+                assert str(foo_error) == str(cpu_error)
+        else:
+            pytest.fail(f"the CPU raised {cpu_error!r}, foo did not")
+        assert torch.foo.fallback_counts() == counts, "an operator ran on the CPU"
+        return None
+    counts = torch.foo.fallback_counts()
+    actual = foo_call()
+    assert torch.foo.fallback_counts() == counts, "an operator ran on the CPU"
+    return actual, expected
 
 
 @pytest.fixture(autouse=True)

@@ -1,9 +1,6 @@
 // copy/copy: element copies with dtype conversion, contiguous or strided on both sides.
 // Build options: SRC and DST (dtype names of common.clh), INDEX_T, and NDIM for copy_strided.
 #define NOPERANDS 2
-#ifndef NDIM
-#define NDIM 1
-#endif
 #include "common.clh"
 
 typedef FOO_STORAGE(SRC) src_t;

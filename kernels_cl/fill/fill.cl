@@ -2,9 +2,6 @@
 // unsigned-size dtype name (uint8, int16, int32, int64) and one program serves every dtype of that size.
 // Build options: DST, INDEX_T, and NDIM for fill_strided.
 #define NOPERANDS 1
-#ifndef NDIM
-#define NDIM 1
-#endif
 #include "common.clh"
 
 typedef FOO_STORAGE(DST) dst_t;
