@@ -4,6 +4,7 @@
 // variants, with proxy outputs when the out tensor's strides cannot be used).
 #pragma once
 
+#include <ATen/TensorIterator.h>
 #include <ATen/core/Tensor.h>
 #include <c10/core/OptionalRef.h>
 #include <ATen/native/Resize.h>
@@ -55,51 +56,64 @@ inline std::optional<at::Tensor> maybe_create_proxy(const at::Tensor& out, c10::
   return std::nullopt;
 }
 
-// The operator allocates its output.
+// Only TensorIterator-based metas track their outputs themselves (MetaBase's own method asserts).
+template <class Meta>
+void forward_set_output(Meta& meta, int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides,
+                        const at::TensorOptions& options) {
+  if constexpr (std::is_base_of_v<at::TensorIteratorBase, Meta>) {
+    meta.Meta::set_output_raw_strided(i, sizes, strides, options);
+  }
+}
+
+// The operator allocates its outputs (at most two: values and indices).
 template <class Meta>
 struct FunctionalOp final : Meta {
   void set_output_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides,
                           at::TensorOptions options) override {
-    output = create_out(sizes, strides, options);
-    Meta::set_output_raw_strided(i, sizes, strides, options);
+    outputs[i] = create_out(sizes, strides, options);
+    forward_set_output<Meta>(*this, i, sizes, strides, options);
   }
   void set_output_raw_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides,
                               at::TensorOptions options) override {
-    output = create_out(sizes, strides, options);
-    Meta::set_output_raw_strided(i, sizes, strides, options);
+    outputs[i] = create_out(sizes, strides, options);
+    forward_set_output<Meta>(*this, i, sizes, strides, options);
   }
-  const at::Tensor& maybe_get_output(int64_t) override { return output; }
-  at::Tensor output;
+  const at::Tensor& maybe_get_output(int64_t i) override { return outputs[i]; }
+  std::array<at::Tensor, 2> outputs;
 };
 
-// The operator writes into a given tensor: `self` (in-place) or `out`, through a proxy when needed.
+// The operator writes into given tensors: `self` (in-place) or the out= arguments, through proxies
+// when their strides cannot be used.
 template <class Meta, bool Inplace>
 struct GivenOutputOp final : Meta {
-  explicit GivenOutputOp(const at::Tensor& out) : out(out) {}
+  explicit GivenOutputOp(const at::Tensor& out0, const at::Tensor& out1 = at::Tensor()) : outs{&out0, &out1} {}
   void set_output_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides,
                           at::TensorOptions options) override {
-    prepare(sizes, strides, options);
-    proxy = maybe_create_proxy(out, sizes, strides, options);
-    Meta::set_output_raw_strided(i, sizes, strides, options);
+    prepare(*outs[i], sizes, strides, options);
+    proxies[i] = maybe_create_proxy(*outs[i], sizes, strides, options);
+    forward_set_output<Meta>(*this, i, sizes, strides, options);
   }
   void set_output_raw_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides,
                               at::TensorOptions options) override {
-    prepare(sizes, strides, options);
-    Meta::set_output_raw_strided(i, sizes, strides, options);
+    prepare(*outs[i], sizes, strides, options);
+    forward_set_output<Meta>(*this, i, sizes, strides, options);
   }
-  const at::Tensor& maybe_get_output(int64_t) override { return proxy ? *proxy : out; }
+  const at::Tensor& maybe_get_output(int64_t i) override { return proxies[i] ? *proxies[i] : *outs[i]; }
   void finish() {
-    if (proxy) out.copy_(*proxy);
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (proxies[i]) outs[i]->copy_(*proxies[i]);
+    }
   }
-  void prepare(c10::IntArrayRef sizes, c10::IntArrayRef strides, const at::TensorOptions& options) {
+  static void prepare(const at::Tensor& out, c10::IntArrayRef sizes, c10::IntArrayRef strides,
+                      const at::TensorOptions& options) {
     if constexpr (Inplace) {
       check_inplace(out, sizes, options);
     } else {
       resize_out(out, sizes, strides, options);
     }
   }
-  const at::Tensor& out;
-  std::optional<at::Tensor> proxy;
+  std::array<const at::Tensor*, 2> outs;
+  std::array<std::optional<at::Tensor>, 2> proxies;
 };
 
 // Optional arguments reach meta functions as references, as in PyTorch's generated wrappers.
@@ -121,37 +135,59 @@ inline at::OptionalTensorRef meta_arg(const std::optional<at::Tensor>& t) {
 template <class Meta, class... Rest>
 using StructuredKernel = std::function<void(Meta&, Rest...)>;
 
-// Registers the functional, in-place and out= variants of a structured operator whose first
-// argument is `self`, e.g. ("add.Tensor", "add_.Tensor", "add.out"); pass nullptr to skip a variant.
+// The foo kernel of a structured operator that needs `self` too (reductions: their meta objects
+// only describe the output).
 template <class Meta, class... Rest>
-void register_structured(torch::Library& m, const char* functional, const char* inplace, const char* out,
-                         std::type_identity_t<StructuredKernel<Meta, Rest...>> kernel) {
+using StructuredKernelWithSelf = std::function<void(Meta&, const at::Tensor&, Rest...)>;
+
+namespace detail {
+
+// Registers the functional, in-place and out= variants; `run(op, self, rest...)` runs the kernel.
+template <class Meta, class... Rest, class Run>
+void register_variants(torch::Library& m, const char* functional, const char* inplace, const char* out, Run run) {
   if (functional) {
-    m.impl(functional, [kernel](const at::Tensor& self, Rest... rest) -> at::Tensor {
-      detail::FunctionalOp<Meta> op;
-      op.meta(self, detail::meta_arg(rest)...);
-      kernel(op, rest...);
-      return std::move(op.output);
+    m.impl(functional, [run](const at::Tensor& self, Rest... rest) -> at::Tensor {
+      FunctionalOp<Meta> op;
+      op.meta(self, meta_arg(rest)...);
+      run(op, self, rest...);
+      return std::move(op.outputs[0]);
     });
   }
   if (inplace) {
-    m.impl(inplace, [kernel](at::Tensor& self, Rest... rest) -> at::Tensor& {
-      detail::GivenOutputOp<Meta, true> op(self);
-      op.meta(self, detail::meta_arg(rest)...);
-      kernel(op, rest...);
+    m.impl(inplace, [run](at::Tensor& self, Rest... rest) -> at::Tensor& {
+      GivenOutputOp<Meta, true> op(self);
+      op.meta(self, meta_arg(rest)...);
+      run(op, self, rest...);
       op.finish();
       return self;
     });
   }
   if (out) {
-    m.impl(out, [kernel](const at::Tensor& self, Rest... rest, at::Tensor& result) -> at::Tensor& {
-      detail::GivenOutputOp<Meta, false> op(result);
-      op.meta(self, detail::meta_arg(rest)...);
-      kernel(op, rest...);
+    m.impl(out, [run](const at::Tensor& self, Rest... rest, at::Tensor& result) -> at::Tensor& {
+      GivenOutputOp<Meta, false> op(result);
+      op.meta(self, meta_arg(rest)...);
+      run(op, self, rest...);
       op.finish();
       return result;
     });
   }
+}
+
+}  // namespace detail
+
+// Registers the functional, in-place and out= variants of a structured operator whose first
+// argument is `self`, e.g. ("add.Tensor", "add_.Tensor", "add.out"); pass nullptr to skip a variant.
+template <class Meta, class... Rest>
+void register_structured(torch::Library& m, const char* functional, const char* inplace, const char* out,
+                         std::type_identity_t<StructuredKernel<Meta, Rest...>> kernel) {
+  detail::register_variants<Meta, Rest...>(
+      m, functional, inplace, out, [kernel](Meta& op, const at::Tensor&, Rest... rest) { kernel(op, rest...); });
+}
+
+template <class Meta, class... Rest>
+void register_structured_with_self(torch::Library& m, const char* functional, const char* inplace, const char* out,
+                                   std::type_identity_t<StructuredKernelWithSelf<Meta, Rest...>> kernel) {
+  detail::register_variants<Meta, Rest...>(m, functional, inplace, out, kernel);
 }
 
 }  // namespace foo_cl::aten

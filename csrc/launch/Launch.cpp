@@ -69,6 +69,13 @@ std::string dtype_option(const char* macro, c10::ScalarType type) {
   return option;
 }
 
+std::string compute_option(c10::ScalarType type) {
+  std::string option = dtype_option("COMPUTE", type);
+  if (c10::isFloatingType(type)) option += "-DCOMPUTE_IS_FLOAT ";
+  if (type == c10::kBool) option += "-DCOMPUTE_IS_BOOL ";
+  return option;
+}
+
 std::string index_option(int64_t n) {
   return n <= static_cast<int64_t>(UINT32_MAX) ? "-DINDEX_T=uint " : "-DINDEX_T=ulong ";
 }
@@ -103,6 +110,10 @@ void KernelCall::launch(int64_t n) {
   const size_t local = std::min<size_t>(256, info.max_work_group_size);
   const size_t max_groups = static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64;
   const size_t groups = std::min<size_t>((static_cast<size_t>(n) + local - 1) / local, max_groups);
+  launch_groups(groups, local);
+}
+
+void KernelCall::launch_groups(size_t groups, size_t local) {
   const size_t global = groups * local;
   const cl_int err = clEnqueueNDRangeKernel(runtime::current_queue(device_), kernel_, 1, nullptr, &global, &local, 0,
                                             nullptr, nullptr);

@@ -38,6 +38,9 @@ void check_dtype_supported(c10::DeviceIndex device, c10::ScalarType type);
 // "-DMACRO=<dtype name> ", plus -DFOO_FP64 for float64.
 std::string dtype_option(const char* macro, c10::ScalarType type);
 
+// "-DCOMPUTE=<dtype name> " with COMPUTE_IS_FLOAT or COMPUTE_IS_BOOL, which kernels_cl/math.clh reads.
+std::string compute_option(c10::ScalarType type);
+
 // "-DINDEX_T=uint " when n elements fit 32-bit indices, else ulong.
 std::string index_option(int64_t n);
 
@@ -61,6 +64,9 @@ class KernelCall {
 
   // Enqueues on the device's current queue, with enough work-items for `n` elements of a grid loop.
   void launch(int64_t n);
+
+  // Enqueues `groups` work-groups of `local` work-items on the device's current queue.
+  void launch_groups(size_t groups, size_t local);
 
  private:
   c10::DeviceIndex device_;

@@ -110,9 +110,7 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
   const c10::DeviceGuard guard(device);
   const c10::ScalarType compute = compute_type(iter, requested_compute);
 
-  std::string options = dtype_option("OUT", iter.dtype(0)) + dtype_option("COMPUTE", compute) + index_option(n);
-  if (c10::isFloatingType(compute)) options += "-DCOMPUTE_IS_FLOAT ";
-  if (compute == c10::kBool) options += "-DCOMPUTE_IS_BOOL ";
+  std::string options = dtype_option("OUT", iter.dtype(0)) + compute_option(compute) + index_option(n);
   for (int k = 0; k < iter.ninputs(); ++k) {
     const std::string name = "IN" + std::to_string(k);
     options += dtype_option(name.c_str(), iter.dtype(k + 1));

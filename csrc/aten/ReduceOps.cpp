@@ -1,0 +1,415 @@
+// Reductions: sums, means, products, extrema (with indices), logical all/any, norms, variance and
+// standard deviation, counts. PyTorch's meta functions size and type the outputs where they exist;
+// every reduction runs the launcher with its kernels_cl/reduce/<op>.cl program.
+#include "aten/Structured.h"
+#include "launch/Reduce.h"
+
+#include <ATen/WrapDimUtils.h>
+#include <ATen/ops/all_meta.h>
+#include <ATen/ops/amax.h>
+#include <ATen/ops/amax_meta.h>
+#include <ATen/ops/amin.h>
+#include <ATen/ops/amin_meta.h>
+#include <ATen/ops/aminmax_meta.h>
+#include <ATen/ops/any_meta.h>
+#include <ATen/ops/argmax_meta.h>
+#include <ATen/ops/argmin_meta.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/linalg_vector_norm_meta.h>
+#include <ATen/ops/mean.h>
+#include <ATen/ops/mean_meta.h>
+#include <ATen/ops/norm_meta.h>
+#include <ATen/ops/prod_meta.h>
+#include <ATen/ops/sum_meta.h>
+
+#include <cmath>
+#include <limits>
+#include <tuple>
+#include <vector>
+
+namespace foo_cl::aten {
+namespace {
+
+using at::Tensor;
+using OptionalDims = at::OptionalIntArrayRef;
+using OptionalDtype = std::optional<at::ScalarType>;
+
+c10::ScalarType accumulate(c10::ScalarType t) {
+  return t == at::kHalf || t == at::kBFloat16 ? at::kFloat : t;
+}
+
+// Wrapped reduced dims; empty (or none given) means every dim, as in PyTorch.
+std::vector<int64_t> wrap_dims(const Tensor& self, OptionalDims dims) {
+  std::vector<int64_t> wrapped;
+  if (dims) {
+    for (int64_t d : *dims) wrapped.push_back(c10::maybe_wrap_dim(d, self.dim()));
+  }
+  return wrapped;
+}
+
+// The shape of a reduction's output, for the ops PyTorch sizes without a meta function.
+std::vector<int64_t> reduced_shape(const Tensor& self, const std::vector<int64_t>& dims, bool keepdim) {
+  std::vector<bool> reduced(self.dim(), dims.empty());
+  for (int64_t d : dims) reduced[d] = true;
+  std::vector<int64_t> shape;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!reduced[d]) {
+      shape.push_back(self.size(d));
+    } else if (keepdim) {
+      shape.push_back(1);
+    }
+  }
+  return shape;
+}
+
+int64_t reduced_count(const Tensor& self, const Tensor& out) {
+  return out.numel() == 0 ? 0 : self.numel() / out.numel();
+}
+
+void reduce(const Tensor& self, const Tensor& out, const std::vector<int64_t>& dims, bool keepdim,
+            const launch::ReduceOp& op, const Tensor& indices = Tensor()) {
+  launch::launch_reduce(self, out, indices, dims, keepdim, op);
+}
+
+// ---- sums and products ----------------------------------------------------------------------------
+
+void sum_kernel(at::meta::structured_sum_dim_IntList& op, const Tensor& self, OptionalDims dims, bool keepdim,
+                OptionalDtype) {
+  const Tensor& out = op.maybe_get_output(0);
+  reduce(self, out, wrap_dims(self, dims), keepdim, {"reduce/sum", accumulate(out.scalar_type())});
+}
+
+void mean_kernel(at::meta::structured_mean_dim& op, const Tensor& self, OptionalDims dims, bool keepdim,
+                 OptionalDtype) {
+  const Tensor& out = op.maybe_get_output(0);
+  const double scale = 1.0 / static_cast<double>(reduced_count(self, out));
+  reduce(self, out, wrap_dims(self, dims), keepdim, {"reduce/sum", accumulate(out.scalar_type()), "-DMEAN", {scale}});
+}
+
+void prod_kernel(at::meta::structured_prod_dim_int& op, const Tensor& self, int64_t dim, bool keepdim, OptionalDtype) {
+  const Tensor& out = op.maybe_get_output(0);
+  reduce(self, out, {c10::maybe_wrap_dim(dim, self.dim())}, keepdim, {"reduce/prod", accumulate(out.scalar_type())});
+}
+
+c10::ScalarType sum_dtype(const Tensor& self, OptionalDtype dtype) {
+  if (dtype) return *dtype;
+  return c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type();
+}
+
+Tensor prod(const Tensor& self, OptionalDtype dtype) {
+  Tensor out = at::empty({}, self.options().dtype(sum_dtype(self, dtype)));
+  reduce(self, out, {}, false, {"reduce/prod", accumulate(out.scalar_type())});
+  return out;
+}
+
+Tensor& nansum_out(const Tensor& self, OptionalDims dims, bool keepdim, OptionalDtype dtype, Tensor& out) {
+  const auto wrapped = wrap_dims(self, dims);
+  at::native::resize_output(out, reduced_shape(self, wrapped, keepdim));
+  TORCH_CHECK(out.scalar_type() == sum_dtype(self, dtype), "nansum: expected out dtype ", sum_dtype(self, dtype),
+              " but got ", out.scalar_type());
+  reduce(self, out, wrapped, keepdim, {"reduce/nansum", accumulate(out.scalar_type())});
+  return out;
+}
+
+Tensor nansum(const Tensor& self, OptionalDims dims, bool keepdim, OptionalDtype dtype) {
+  Tensor out = at::empty({0}, self.options().dtype(sum_dtype(self, dtype)));
+  return nansum_out(self, dims, keepdim, dtype, out);
+}
+
+// ---- extrema ----------------------------------------------------------------------------------------
+
+template <class Meta>
+void extremum_kernel(Meta& op, const Tensor& self, c10::IntArrayRef dims, bool keepdim, const char* key) {
+  const Tensor& out = op.maybe_get_output(0);
+  std::vector<int64_t> wrapped;
+  for (int64_t d : dims) wrapped.push_back(c10::maybe_wrap_dim(d, self.dim()));
+  reduce(self, out, wrapped, keepdim, {key, accumulate(self.scalar_type())});
+}
+
+template <class Meta>
+void arg_kernel(Meta& op, const Tensor& self, std::optional<int64_t> dim, bool keepdim, const char* variant) {
+  const Tensor& out = op.maybe_get_output(0);
+  const std::vector<int64_t> dims = dim ? std::vector<int64_t>{c10::maybe_wrap_dim(*dim, self.dim())} : std::vector<int64_t>{};
+  reduce(self, out, dims, dim ? keepdim : false, {"reduce/argmax", accumulate(self.scalar_type()), variant});
+}
+
+// max.dim and min.dim: values and first indices.
+std::tuple<Tensor&, Tensor&> extremum_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
+                                              Tensor& indices, bool is_min) {
+  dim = c10::maybe_wrap_dim(dim, self.dim());
+  const char* name = is_min ? "min()" : "max()";
+  TORCH_CHECK(self.dim() == 0 || self.size(dim) > 0, name, ": Expected reduction dim ", dim,
+              " to have non-zero size.");
+  TORCH_CHECK(values.scalar_type() == self.scalar_type(), name, ": expected values dtype ", self.scalar_type(),
+              " but got ", values.scalar_type());
+  TORCH_CHECK(indices.scalar_type() == at::kLong, name, ": expected indices dtype int64 but got ",
+              indices.scalar_type());
+  const std::vector<int64_t> dims = self.dim() == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{dim};
+  const auto shape = self.dim() == 0 ? std::vector<int64_t>{} : reduced_shape(self, dims, keepdim);
+  at::native::resize_output(values, shape);
+  at::native::resize_output(indices, shape);
+  reduce(self, values, dims, keepdim,
+         {"reduce/argmax", accumulate(self.scalar_type()), is_min ? "-DWITH_VALUES -DARGMIN" : "-DWITH_VALUES"},
+         indices);
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor values = at::empty({0}, self.options()), indices = at::empty({0}, self.options().dtype(at::kLong));
+  extremum_dim_out(self, dim, keepdim, values, indices, false);
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor values = at::empty({0}, self.options()), indices = at::empty({0}, self.options().dtype(at::kLong));
+  extremum_dim_out(self, dim, keepdim, values, indices, true);
+  return {values, indices};
+}
+
+std::tuple<Tensor&, Tensor&> max_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
+                                         Tensor& indices) {
+  return extremum_dim_out(self, dim, keepdim, values, indices, false);
+}
+
+std::tuple<Tensor&, Tensor&> min_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
+                                         Tensor& indices) {
+  return extremum_dim_out(self, dim, keepdim, values, indices, true);
+}
+
+// max() and min() of a whole tensor.
+Tensor& full_extremum_out(const Tensor& self, Tensor& out, bool is_min) {
+  TORCH_CHECK(self.numel() > 0, is_min ? "min()" : "max()",
+              ": Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
+              "'dim' argument.");
+  at::native::resize_output(out, {});
+  reduce(self, out, {}, false, {is_min ? "reduce/amin" : "reduce/amax", accumulate(self.scalar_type())});
+  return out;
+}
+
+Tensor max_all(const Tensor& self) {
+  Tensor out = at::empty({}, self.options());
+  return full_extremum_out(self, out, false);
+}
+
+Tensor min_all(const Tensor& self) {
+  Tensor out = at::empty({}, self.options());
+  return full_extremum_out(self, out, true);
+}
+
+Tensor& max_all_out(const Tensor& self, Tensor& out) {
+  return full_extremum_out(self, out, false);
+}
+
+Tensor& min_all_out(const Tensor& self, Tensor& out) {
+  return full_extremum_out(self, out, true);
+}
+
+void aminmax_kernel(at::meta::structured_aminmax& op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  const std::vector<int64_t> dims = dim ? std::vector<int64_t>{c10::maybe_wrap_dim(*dim, self.dim())} : std::vector<int64_t>{};
+  const bool keep = dim ? keepdim : false;
+  reduce(self, op.maybe_get_output(0), dims, keep, {"reduce/amin", accumulate(self.scalar_type())});
+  reduce(self, op.maybe_get_output(1), dims, keep, {"reduce/amax", accumulate(self.scalar_type())});
+}
+
+// ---- logical ----------------------------------------------------------------------------------------
+
+template <class Meta>
+void logical_kernel(Meta& op, const Tensor& self, std::vector<int64_t> dims, bool keepdim, const char* key) {
+  reduce(self, op.maybe_get_output(0), dims, keepdim, {key, accumulate(self.scalar_type())});
+}
+
+// ---- norms --------------------------------------------------------------------------------------------
+
+launch::ReduceOp norm_op(double p, c10::ScalarType compute) {
+  if (p == 2) return {"reduce/norm", compute, "-DNORM_2"};
+  if (p == 1) return {"reduce/norm", compute, "-DNORM_1"};
+  if (p == 0) return {"reduce/norm", compute, "-DNORM_ZERO"};
+  if (std::isinf(p)) return {"reduce/norm", compute, p > 0 ? "-DNORM_INF" : "-DNORM_NEG_INF"};
+  return {"reduce/norm", compute, "", {p, 1.0 / p}};
+}
+
+void norm_into(const Tensor& self, const Tensor& out, double p, std::vector<int64_t> dims, bool keepdim) {
+  // The elements are read in out's precision (a float32 norm of float16 input upcasts, as CPU).
+  reduce(self, out, dims, keepdim, norm_op(p, accumulate(out.scalar_type())));
+}
+
+// ---- variance -----------------------------------------------------------------------------------------
+
+Tensor& var_std_out(const Tensor& self, OptionalDims dims, const std::optional<at::Scalar>& correction, bool keepdim,
+                    Tensor& out, bool is_std) {
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), is_std ? "std" : "var",
+              " only supports floating point and complex dtypes");
+  const auto wrapped = wrap_dims(self, dims);
+  at::native::resize_output(out, reduced_shape(self, wrapped, keepdim));
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ", self.scalar_type(),
+              ", but got ", out.scalar_type(), " instead");
+  const double c = correction ? correction->toDouble() : 1.0;
+  reduce(self, out, wrapped, keepdim, {"reduce/var", accumulate(self.scalar_type()), is_std ? "-DSTD" : "", {c}});
+  return out;
+}
+
+Tensor var_correction(const Tensor& self, OptionalDims dims, const std::optional<at::Scalar>& correction,
+                      bool keepdim) {
+  Tensor out = at::empty({0}, self.options());
+  return var_std_out(self, dims, correction, keepdim, out, false);
+}
+
+Tensor std_correction(const Tensor& self, OptionalDims dims, const std::optional<at::Scalar>& correction,
+                      bool keepdim) {
+  Tensor out = at::empty({0}, self.options());
+  return var_std_out(self, dims, correction, keepdim, out, true);
+}
+
+Tensor& var_correction_out(const Tensor& self, OptionalDims dims, const std::optional<at::Scalar>& correction,
+                           bool keepdim, Tensor& out) {
+  return var_std_out(self, dims, correction, keepdim, out, false);
+}
+
+Tensor& std_correction_out(const Tensor& self, OptionalDims dims, const std::optional<at::Scalar>& correction,
+                           bool keepdim, Tensor& out) {
+  return var_std_out(self, dims, correction, keepdim, out, true);
+}
+
+std::tuple<Tensor, Tensor> var_mean_correction(const Tensor& self, OptionalDims dims,
+                                               const std::optional<at::Scalar>& correction, bool keepdim) {
+  return {var_correction(self, dims, correction, keepdim), at::mean(self, dims, keepdim)};
+}
+
+std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, OptionalDims dims,
+                                               const std::optional<at::Scalar>& correction, bool keepdim) {
+  return {std_correction(self, dims, correction, keepdim), at::mean(self, dims, keepdim)};
+}
+
+// ---- counts -------------------------------------------------------------------------------------------
+
+Tensor count_nonzero_dims(const Tensor& self, c10::IntArrayRef dims) {
+  std::vector<int64_t> wrapped;
+  for (int64_t d : dims) wrapped.push_back(c10::maybe_wrap_dim(d, self.dim()));
+  Tensor out = at::empty(reduced_shape(self, wrapped, false), self.options().dtype(at::kLong));
+  reduce(self, out, wrapped, false, {"reduce/count_nonzero", accumulate(self.scalar_type())});
+  return out;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  using Sum = at::meta::structured_sum_dim_IntList;
+  register_structured_with_self<Sum, OptionalDims, bool, OptionalDtype>(m, "sum.dim_IntList", nullptr,
+                                                                        "sum.IntList_out", sum_kernel);
+  using Mean = at::meta::structured_mean_dim;
+  register_structured_with_self<Mean, OptionalDims, bool, OptionalDtype>(m, "mean.dim", nullptr, "mean.out",
+                                                                         mean_kernel);
+  using Prod = at::meta::structured_prod_dim_int;
+  register_structured_with_self<Prod, int64_t, bool, OptionalDtype>(m, "prod.dim_int", nullptr, "prod.int_out",
+                                                                    prod_kernel);
+  m.impl("prod", prod);
+  m.impl("nansum", nansum);
+  m.impl("nansum.out", nansum_out);
+
+  using Amax = at::meta::structured_amax;
+  register_structured_with_self<Amax, c10::IntArrayRef, bool>(
+      m, "amax", nullptr, "amax.out",
+      [](Amax& op, const Tensor& self, c10::IntArrayRef dims, bool keepdim) {
+        extremum_kernel(op, self, dims, keepdim, "reduce/amax");
+      });
+  using Amin = at::meta::structured_amin;
+  register_structured_with_self<Amin, c10::IntArrayRef, bool>(
+      m, "amin", nullptr, "amin.out",
+      [](Amin& op, const Tensor& self, c10::IntArrayRef dims, bool keepdim) {
+        extremum_kernel(op, self, dims, keepdim, "reduce/amin");
+      });
+  using Argmax = at::meta::structured_argmax;
+  register_structured_with_self<Argmax, std::optional<int64_t>, bool>(
+      m, "argmax", nullptr, "argmax.out",
+      [](Argmax& op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+        arg_kernel(op, self, dim, keepdim, "");
+      });
+  using Argmin = at::meta::structured_argmin;
+  register_structured_with_self<Argmin, std::optional<int64_t>, bool>(
+      m, "argmin", nullptr, "argmin.out",
+      [](Argmin& op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+        arg_kernel(op, self, dim, keepdim, "-DARGMIN");
+      });
+  m.impl("max.dim", max_dim);
+  m.impl("min.dim", min_dim);
+  m.impl("max.dim_max", max_dim_out);
+  m.impl("min.dim_min", min_dim_out);
+  m.impl("max", max_all);
+  m.impl("min", min_all);
+  m.impl("max.unary_out", max_all_out);
+  m.impl("min.unary_out", min_all_out);
+  using Aminmax = at::meta::structured_aminmax;
+  m.impl("aminmax", [](const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+    detail::FunctionalOp<Aminmax> op;
+    op.meta(self, dim, keepdim);
+    aminmax_kernel(op, self, dim, keepdim);
+    return std::make_tuple(std::move(op.outputs[0]), std::move(op.outputs[1]));
+  });
+  m.impl("aminmax.out", [](const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& min,
+                           Tensor& max) -> std::tuple<Tensor&, Tensor&> {
+    detail::GivenOutputOp<Aminmax, false> op(min, max);
+    op.meta(self, dim, keepdim);
+    aminmax_kernel(op, self, dim, keepdim);
+    op.finish();
+    return {min, max};
+  });
+
+  using AllDim = at::meta::structured_all_dim;
+  register_structured_with_self<AllDim, int64_t, bool>(
+      m, "all.dim", nullptr, "all.out", [](AllDim& op, const Tensor& self, int64_t dim, bool keepdim) {
+        logical_kernel(op, self, {c10::maybe_wrap_dim(dim, self.dim())}, keepdim, "reduce/all");
+      });
+  using AllDims = at::meta::structured_all_dims;
+  register_structured_with_self<AllDims, OptionalDims, bool>(
+      m, "all.dims", nullptr, "all.dims_out", [](AllDims& op, const Tensor& self, OptionalDims dims, bool keepdim) {
+        logical_kernel(op, self, wrap_dims(self, dims), keepdim, "reduce/all");
+      });
+  using All = at::meta::structured_all;
+  register_structured_with_self<All>(m, "all", nullptr, "all.all_out", [](All& op, const Tensor& self) {
+    logical_kernel(op, self, {}, false, "reduce/all");
+  });
+  using AnyDim = at::meta::structured_any_dim;
+  register_structured_with_self<AnyDim, int64_t, bool>(
+      m, "any.dim", nullptr, "any.out", [](AnyDim& op, const Tensor& self, int64_t dim, bool keepdim) {
+        logical_kernel(op, self, {c10::maybe_wrap_dim(dim, self.dim())}, keepdim, "reduce/any");
+      });
+  using AnyDims = at::meta::structured_any_dims;
+  register_structured_with_self<AnyDims, OptionalDims, bool>(
+      m, "any.dims", nullptr, "any.dims_out", [](AnyDims& op, const Tensor& self, OptionalDims dims, bool keepdim) {
+        logical_kernel(op, self, wrap_dims(self, dims), keepdim, "reduce/any");
+      });
+  using Any = at::meta::structured_any;
+  register_structured_with_self<Any>(m, "any", nullptr, "any.all_out", [](Any& op, const Tensor& self) {
+    logical_kernel(op, self, {}, false, "reduce/any");
+  });
+
+  using Norm = at::meta::structured_norm_ScalarOpt_dim;
+  register_structured_with_self<Norm, const std::optional<at::Scalar>&, c10::IntArrayRef, bool>(
+      m, "norm.ScalarOpt_dim", nullptr, "norm.out",
+      [](Norm& op, const Tensor& self, const std::optional<at::Scalar>& p, c10::IntArrayRef dims, bool keepdim) {
+        norm_into(self, op.maybe_get_output(0), p ? p->toDouble() : 2.0, wrap_dims(self, dims), keepdim);
+      });
+  using NormDtype = at::meta::structured_norm_ScalarOpt_dim_dtype;
+  register_structured_with_self<NormDtype, const std::optional<at::Scalar>&, c10::IntArrayRef, bool, at::ScalarType>(
+      m, "norm.ScalarOpt_dim_dtype", nullptr, "norm.dtype_out",
+      [](NormDtype& op, const Tensor& self, const std::optional<at::Scalar>& p, c10::IntArrayRef dims, bool keepdim,
+         at::ScalarType) {
+        norm_into(self, op.maybe_get_output(0), p ? p->toDouble() : 2.0, wrap_dims(self, dims), keepdim);
+      });
+  using VectorNorm = at::meta::structured_linalg_vector_norm;
+  register_structured_with_self<VectorNorm, const at::Scalar&, OptionalDims, bool, OptionalDtype>(
+      m, "linalg_vector_norm", nullptr, "linalg_vector_norm.out",
+      [](VectorNorm& op, const Tensor& self, const at::Scalar& ord, OptionalDims dims, bool keepdim, OptionalDtype) {
+        norm_into(self, op.maybe_get_output(0), ord.toDouble(), wrap_dims(self, dims), keepdim);
+      });
+
+  m.impl("var.correction", var_correction);
+  m.impl("var.correction_out", var_correction_out);
+  m.impl("std.correction", std_correction);
+  m.impl("std.correction_out", std_correction_out);
+  m.impl("var_mean.correction", var_mean_correction);
+  m.impl("std_mean.correction", std_mean_correction);
+  m.impl("count_nonzero.dim_IntList", count_nonzero_dims);
+}
+
+}  // namespace foo_cl::aten

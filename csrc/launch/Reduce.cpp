@@ -1,0 +1,194 @@
+// Reduction launches: kept and reduced dims collapsed into two layouts, slices sized to the device.
+#include "launch/Reduce.h"
+
+#include "launch/Launch.h"
+#include "runtime/Device.h"
+
+#include <ATen/ops/empty.h>
+#include <c10/core/DeviceGuard.h>
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+namespace foo_cl::launch {
+namespace {
+
+struct Dim {
+  int64_t size;
+  std::array<int64_t, 3> strides;  // bytes: input, output, index output
+};
+
+// Merges neighbours (outer, inner) that walk memory as one dim in every operand; keeps row-major order.
+std::vector<Dim> collapse(const std::vector<Dim>& dims) {
+  std::vector<Dim> out;
+  for (const Dim& d : dims) {
+    if (!out.empty()) {
+      Dim& outer = out.back();
+      bool mergeable = true;
+      for (int a = 0; a < 3; ++a) mergeable &= outer.strides[a] == d.strides[a] * d.size;
+      if (mergeable) {
+        outer.size *= d.size;
+        outer.strides = d.strides;
+        continue;
+      }
+    }
+    out.push_back(d);
+  }
+  return out;
+}
+
+// The layout struct of kernels_cl, fastest dim first.
+StridedLayout to_layout(const std::vector<Dim>& dims) {
+  TORCH_CHECK(dims.size() <= static_cast<size_t>(kMaxDims), "foo-cl: reductions over tensors whose kept and reduced ",
+              "dims interleave into more than ", kMaxDims, " groups are not supported");
+  StridedLayout layout;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const Dim& d = dims[dims.size() - 1 - i];
+    layout.size[i] = d.size;
+    for (int a = 0; a < 3; ++a) layout.stride[a][i] = d.strides[a];
+  }
+  return layout;
+}
+
+int64_t product(const std::vector<Dim>& dims) {
+  int64_t n = 1;
+  for (const Dim& d : dims) n *= d.size;
+  return n;
+}
+
+void bind_scalar(KernelCall& call, const c10::Scalar& s, c10::ScalarType compute) {
+  switch (compute) {
+    case c10::kDouble:
+      call.value(s.toDouble());
+      return;
+    case c10::kFloat:
+      call.value(s.toFloat());
+      return;
+    case c10::kLong:
+      call.value(s.toLong());
+      return;
+    case c10::kInt:
+      call.value(static_cast<int32_t>(s.toLong()));
+      return;
+    case c10::kShort:
+      call.value(static_cast<int16_t>(s.toLong()));
+      return;
+    case c10::kChar:
+      call.value(static_cast<int8_t>(s.toLong()));
+      return;
+    case c10::kByte:
+    case c10::kBool:
+      call.value(static_cast<uint8_t>(s.toLong()));
+      return;
+    default:
+      TORCH_CHECK(false, "foo-cl: no reduction compute type for ", compute);
+  }
+}
+
+constexpr size_t kPartialBytes = 64;  // room for any accumulator struct of kernels_cl/reduce
+
+}  // namespace
+
+void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tensor& indices, c10::IntArrayRef dims,
+                   bool keepdim, const ReduceOp& op) {
+  if (out.numel() == 0) return;
+  const c10::DeviceGuard guard(self.device());
+  const int64_t ndim = self.dim();
+  std::vector<bool> reduced(ndim, dims.empty());
+  for (int64_t d : dims) reduced[d] = true;
+
+  const int64_t in_size = self.element_size(), out_size = out.element_size();
+  std::vector<Dim> kept, red;
+  int64_t out_dim = 0;
+  for (int64_t d = 0; d < ndim; ++d) {
+    const bool is_reduced = reduced[d];
+    const int64_t od = (keepdim || !is_reduced) ? out_dim++ : -1;
+    if (self.size(d) == 1) continue;
+    if (is_reduced) {
+      red.push_back({self.size(d), {self.stride(d) * in_size, 0, 0}});
+    } else {
+      kept.push_back({self.size(d),
+                      {self.stride(d) * in_size, out.stride(od) * out_size, indices.defined() ? indices.stride(od) * 8 : 0}});
+    }
+  }
+  kept = collapse(kept);
+  red = collapse(red);
+  if (red.empty()) red.push_back({1, {0, 0, 0}});
+  const int64_t n_out = product(kept), n_red = product(red);
+
+  const c10::DeviceIndex device = self.device().index();
+  const runtime::DeviceInfo& info = runtime::device_info(device);
+  const bool cpu_device = info.type & CL_DEVICE_TYPE_CPU;
+  // CPU devices: one work-item per group walking its slice in order; GPUs: 256 items sharing it.
+  const size_t local = cpu_device ? 1 : std::min<size_t>(256, info.max_work_group_size);
+  const int64_t wanted_groups = static_cast<int64_t>(std::max<uint32_t>(info.compute_units, 1)) * (cpu_device ? 8 : 4);
+  const int64_t min_chunk = cpu_device ? 4096 : static_cast<int64_t>(local) * 16;
+  const int64_t slices = std::max<int64_t>(
+      1, std::min((wanted_groups + n_out - 1) / n_out, (n_red + min_chunk - 1) / min_chunk));
+  const int64_t chunk = (n_red + slices - 1) / slices;
+  const int64_t groups = std::min<int64_t>(n_out * slices, static_cast<int64_t>(info.compute_units) * 64);
+
+  std::string options = dtype_option("IN0", self.scalar_type()) + dtype_option("OUT", out.scalar_type()) +
+                        compute_option(op.compute) + "-DKDIM=" + std::to_string(kept.size()) +
+                        " -DRDIM=" + std::to_string(red.size()) + " -DLOCAL_SIZE=" + std::to_string(local) + " " +
+                        op.options;
+  if (cpu_device && red.size() == 1 && red[0].strides[0] == in_size && self.scalar_type() == op.compute) {
+    options += " -DVEC=8";
+  }
+  const StridedLayout kept_layout = to_layout(kept), red_layout = to_layout(red);
+  const std::array<c10::Scalar, 2> params = {op.params.size() > 0 ? op.params[0] : c10::Scalar(0),
+                                             op.params.size() > 1 ? op.params[1] : c10::Scalar(0)};
+  const void* out2 = indices.defined() ? indices.const_data_ptr() : out.const_data_ptr();
+  // Combines each output's per-slice accumulators (stored output-major) into the output.
+  auto finish_partials = [&](const at::Tensor& partial, int64_t slices) {
+    KernelCall finish(device, op.key, "reduce_partials", options);
+    finish.buffer(out.const_data_ptr()).buffer(out2).value(kept_layout);
+    finish.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_uint>(slices));
+    bind_scalar(finish, params[0], op.compute);
+    bind_scalar(finish, params[1], op.compute);
+    finish.buffer(partial.const_data_ptr());
+    finish.launch(n_out);
+  };
+
+  // Outer reductions of a contiguous fastest kept dim: 16 outputs per work-item, over slices of
+  // 64 reduced elements so a work-group's reads stay within a few pages (no index output).
+  constexpr int64_t kColumns = 16, kColumnChunk = 64;
+  if (!indices.defined() && !kept.empty() && kept.back().strides[0] == in_size && self.scalar_type() == op.compute &&
+      kept.back().size % kColumns == 0 && self.numel() > 0) {
+    const int64_t column_slices = (n_red + kColumnChunk - 1) / kColumnChunk;
+    const int64_t column_chunk = (n_red + column_slices - 1) / column_slices;
+    at::Tensor column_partial;
+    if (column_slices > 1) {
+      column_partial = at::empty({n_out * column_slices}, self.options().dtype(op.compute));
+    }
+    KernelCall call(device, op.key, "reduce_columns", options + " -DCOLUMNS=16");
+    call.buffer(out.const_data_ptr()).buffer(self.const_data_ptr()).value(kept_layout).value(red_layout);
+    call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
+    call.value(static_cast<cl_uint>(column_slices)).value(static_cast<cl_ulong>(column_chunk));
+    bind_scalar(call, params[0], op.compute);
+    bind_scalar(call, params[1], op.compute);
+    call.buffer(column_slices > 1 ? column_partial.const_data_ptr() : out.const_data_ptr());
+    call.launch(n_out / kColumns * column_slices);
+    if (column_slices > 1) finish_partials(column_partial, column_slices);
+    return;
+  }
+
+  at::Tensor partial;
+  if (slices > 1) partial = at::empty({n_out * slices * static_cast<int64_t>(kPartialBytes)}, self.options().dtype(at::kByte));
+  KernelCall call(device, op.key, "reduce_slices", options);
+  // An empty input is never read (each output is its reduction's identity): any buffer fills the slot.
+  call.buffer(out.const_data_ptr()).buffer(out2).buffer(self.numel() > 0 ? self.const_data_ptr() : out.const_data_ptr());
+  call.value(kept_layout).value(red_layout);
+  call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
+  call.value(static_cast<cl_uint>(slices)).value(static_cast<cl_ulong>(chunk));
+  bind_scalar(call, params[0], op.compute);
+  bind_scalar(call, params[1], op.compute);
+  call.buffer(slices > 1 ? partial.const_data_ptr() : out.const_data_ptr());
+  call.launch_groups(groups, local);
+  if (slices == 1) return;
+
+  finish_partials(partial, slices);
+}
+
+}  // namespace foo_cl::launch
