@@ -1,0 +1,110 @@
+// softmax/softmax: softmax and log_softmax (LOG) along one dim of contiguous tensors viewed as
+// [outer, D, inner], forward and backward. A work-group handles one row of D elements: the max,
+// the sum of exponentials, then the outputs, each pass split over its work-items and combined in
+// local memory. Build options: IN0 (input or gradient), OUT, COMPUTE (float for half/bfloat16),
+// LOCAL_SIZE, LOG, and VEC when rows are contiguous (inner == 1) and every tensor is of the
+// compute dtype, for vector math on CPU devices (LOCAL_SIZE 1).
+#include "compute.clh"
+
+typedef FOO_STORAGE(IN0) in_t;
+typedef FOO_STORAGE(OUT) out_t;
+
+#define FOO_GROUP_COMBINE(value, op)                                     \
+  do {                                                                   \
+    scratch[lid] = value;                                                \
+    barrier(CLK_LOCAL_MEM_FENCE);                                        \
+    for (uint step = L / 2; step > 0; step >>= 1) {                      \
+      if (lid < step) scratch[lid] = op(scratch[lid], scratch[lid + step]); \
+      barrier(CLK_LOCAL_MEM_FENCE);                                      \
+    }                                                                    \
+    value = scratch[0];                                                  \
+    barrier(CLK_LOCAL_MEM_FENCE);                                        \
+  } while (0)
+
+#define FOO_ADD(a, b) ((a) + (b))
+
+#ifdef VEC
+#define VTYPE FOO_CAT(FOO_COMPUTE(COMPUTE), VEC)
+#define VLOAD(p, i) FOO_CAT(vload, VEC)(0, (p) + (i))
+#define VSTORE(v, p, i) FOO_CAT(vstore, VEC)(v, 0, (p) + (i))
+#endif
+
+__kernel void softmax_forward(__global char* out, ulong out_offset, __global const char* in, ulong in_offset,
+                              ulong outer, ulong D, ulong inner) {
+  __local ct scratch[LOCAL_SIZE];
+  const uint L = get_local_size(0), lid = get_local_id(0);
+  __global const in_t* x = FOO_PTR(const in_t, in, in_offset);
+  __global out_t* y = FOO_PTR(out_t, out, out_offset);
+  for (ulong row = get_group_id(0); row < outer * inner; row += get_num_groups(0)) {
+    const ulong base = (row / inner) * D * inner + row % inner;
+    ulong d = lid;
+    ct m = -INFINITY;
+#ifdef VEC
+    VTYPE vm = -INFINITY;
+    for (; d + VEC <= D; d += VEC) vm = fmax(vm, VLOAD(x, base + d));
+    for (int k = 0; k < VEC; ++k) m = fmax(m, ((ct*)&vm)[k]);
+#endif
+    for (; d < D; d += L) m = fmax(m, FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, x, base + d * inner)));
+    FOO_GROUP_COMBINE(m, fmax);
+
+    ct s = 0;
+    d = lid;
+#ifdef VEC
+    VTYPE vs = 0;
+    for (; d + VEC <= D; d += VEC) vs += exp(VLOAD(x, base + d) - m);
+    for (int k = 0; k < VEC; ++k) s += ((ct*)&vs)[k];
+#endif
+    for (; d < D; d += L) s += exp(FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, x, base + d * inner)) - m);
+    FOO_GROUP_COMBINE(s, FOO_ADD);
+
+#ifdef LOG
+    const ct shift = m + log(s);
+#define FOO_SOFTMAX(v) ((v) - shift)
+#else
+    const ct scale = 1 / s;
+#define FOO_SOFTMAX(v) (exp((v) - m) * scale)
+#endif
+    d = lid;
+#ifdef VEC
+    for (; d + VEC <= D; d += VEC) VSTORE(FOO_SOFTMAX(VLOAD(x, base + d)), y, base + d);
+#endif
+    for (; d < D; d += L) {
+      const ct v = FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, x, base + d * inner));
+      FOO_STORE(OUT, y, base + d * inner, FOO_CONVERT(OUT, FOO_SOFTMAX(v)));
+    }
+  }
+}
+
+// grad_input from grad_output (IN0) and the forward output (OUT's dtype): softmax:
+// y (g - sum(g y)); log_softmax: g - exp(y) sum(g).
+__kernel void softmax_backward(__global char* grad_input, ulong grad_input_offset, __global const char* grad,
+                               ulong grad_offset, __global const char* output, ulong output_offset, ulong outer,
+                               ulong D, ulong inner) {
+  __local ct scratch[LOCAL_SIZE];
+  const uint L = get_local_size(0), lid = get_local_id(0);
+  __global const in_t* g = FOO_PTR(const in_t, grad, grad_offset);
+  __global const out_t* y = FOO_PTR(const out_t, output, output_offset);
+  __global out_t* gi = FOO_PTR(out_t, grad_input, grad_input_offset);
+  for (ulong row = get_group_id(0); row < outer * inner; row += get_num_groups(0)) {
+    const ulong base = (row / inner) * D * inner + row % inner;
+    ct s = 0;
+    for (ulong d = lid; d < D; d += L) {
+      const ulong i = base + d * inner;
+#ifdef LOG
+      s += FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, g, i));
+#else
+      s += FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, g, i)) * FOO_CONVERT(COMPUTE, FOO_LOAD(OUT, y, i));
+#endif
+    }
+    FOO_GROUP_COMBINE(s, FOO_ADD);
+    for (ulong d = lid; d < D; d += L) {
+      const ulong i = base + d * inner;
+      const ct gv = FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, g, i)), yv = FOO_CONVERT(COMPUTE, FOO_LOAD(OUT, y, i));
+#ifdef LOG
+      FOO_STORE(OUT, gi, i, FOO_CONVERT(OUT, gv - exp(yv) * s));
+#else
+      FOO_STORE(OUT, gi, i, FOO_CONVERT(OUT, yv * (gv - s)));
+#endif
+    }
+  }
+}
