@@ -114,8 +114,12 @@ void KernelCall::launch(int64_t n) {
 }
 
 void KernelCall::launch_groups(size_t groups, size_t local) {
-  const size_t global = groups * local;
-  const cl_int err = clEnqueueNDRangeKernel(runtime::current_queue(device_), kernel_, 1, nullptr, &global, &local, 0,
+  const size_t global[3] = {groups * local, 1, 1}, locals[3] = {local, 1, 1};
+  launch_nd(global, locals);
+}
+
+void KernelCall::launch_nd(const size_t global[3], const size_t local[3]) {
+  const cl_int err = clEnqueueNDRangeKernel(runtime::current_queue(device_), kernel_, 3, nullptr, global, local, 0,
                                             nullptr, nullptr);
   TORCH_CHECK(err == CL_SUCCESS, "foo-cl: launching kernel ", name_, " on foo:", static_cast<int>(device_),
               " failed with ", runtime::cl_error_name(err));

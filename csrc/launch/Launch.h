@@ -68,6 +68,9 @@ class KernelCall {
   // Enqueues `groups` work-groups of `local` work-items on the device's current queue.
   void launch_groups(size_t groups, size_t local);
 
+  // Enqueues a 3-D range (global sizes multiples of the local ones).
+  void launch_nd(const size_t global[3], const size_t local[3]);
+
  private:
   c10::DeviceIndex device_;
   cl_kernel kernel_;

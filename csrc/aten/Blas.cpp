@@ -1,0 +1,105 @@
+// Matrix products: mm, addmm, bmm, baddbmm, addbmm, addmv, dot and vdot, all on the GEMM launcher
+// with operands passed as strided 3-D views (linear, matmul, einsum and tensordot reach these).
+#include "aten/Structured.h"
+#include "launch/Gemm.h"
+
+#include <ATen/ops/addmm.h>
+#include <ATen/ops/addmm_meta.h>
+#include <ATen/ops/addmv_meta.h>
+#include <ATen/ops/baddbmm_meta.h>
+#include <ATen/ops/bmm_meta.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/mm_meta.h>
+
+namespace foo_cl::aten {
+namespace {
+
+using at::Tensor;
+using ScalarRef = const at::Scalar&;
+
+Tensor as_batch(const Tensor& t) {
+  return t.dim() == 3 ? t : t.unsqueeze(0);
+}
+
+// out = alpha * a @ b + beta * d, with d broadcast to out's shape (beta 0: d is ignored).
+void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& d, ScalarRef alpha, ScalarRef beta) {
+  const Tensor d3 = d.defined() ? as_batch(d.expand(out.sizes())) : Tensor();
+  launch::launch_gemm(as_batch(out), as_batch(a), as_batch(b), d3, alpha, beta);
+}
+
+Tensor& addbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch2, ScalarRef beta, ScalarRef alpha,
+                   Tensor& out) {
+  TORCH_CHECK(batch1.dim() == 3 && batch2.dim() == 3, "batch1 and batch2 must be 3D tensors");
+  TORCH_CHECK(batch1.size(0) == batch2.size(0), "batch1 and batch2 must have same number of batches, got ",
+              batch1.size(0), " and ", batch2.size(0));
+  // The sum over batches is one product: [M, B*K] @ [B*K, N].
+  const int64_t batches = batch1.size(0), m = batch1.size(1), k = batch1.size(2), n = batch2.size(2);
+  const Tensor a = batch1.permute({1, 0, 2}).reshape({m, batches * k});
+  const Tensor b = batch2.reshape({batches * k, n});
+  return at::addmm_out(out, self, a, b, beta, alpha);
+}
+
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, ScalarRef beta, ScalarRef alpha) {
+  Tensor out = at::empty({0}, self.options());
+  return addbmm_out(self, batch1, batch2, beta, alpha, out);
+}
+
+Tensor& addbmm_(Tensor& self, const Tensor& batch1, const Tensor& batch2, ScalarRef beta, ScalarRef alpha) {
+  return addbmm_out(self, batch1, batch2, beta, alpha, self);
+}
+
+Tensor dot(const Tensor& self, const Tensor& other) {
+  TORCH_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
+              other.dim(), "D tensors");
+  TORCH_CHECK(self.scalar_type() == other.scalar_type(), "dot : expected both vectors to have same dtype, but found ",
+              self.scalar_type(), " and ", other.scalar_type());
+  TORCH_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [", self.numel(),
+              "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(), " and ",
+              other.numel(), " elements respectively");
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), "dot: foo supports floating-point dtypes, got ",
+              self.scalar_type());
+  Tensor out = at::empty({}, self.options());
+  gemm(out.view({1, 1}), self.unsqueeze(0), other.unsqueeze(1), Tensor(), 1, 0);
+  return out;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  using Mm = at::meta::structured_mm;
+  register_structured_with_self<Mm, const Tensor&>(
+      m, "mm", nullptr, "mm.out", [](Mm& op, const Tensor& self, const Tensor& mat2) {
+        gemm(op.maybe_get_output(0), self, mat2, Tensor(), 1, 0);
+      });
+  using Addmm = at::meta::structured_addmm;
+  register_structured_with_self<Addmm, const Tensor&, const Tensor&, ScalarRef, ScalarRef>(
+      m, "addmm", "addmm_", "addmm.out",
+      [](Addmm& op, const Tensor& self, const Tensor& mat1, const Tensor& mat2, ScalarRef beta, ScalarRef alpha) {
+        gemm(op.maybe_get_output(0), mat1, mat2, self, alpha, beta);
+      });
+  using Bmm = at::meta::structured_bmm;
+  register_structured_with_self<Bmm, const Tensor&>(
+      m, "bmm", nullptr, "bmm.out", [](Bmm& op, const Tensor& self, const Tensor& mat2) {
+        gemm(op.maybe_get_output(0), self, mat2, Tensor(), 1, 0);
+      });
+  using Baddbmm = at::meta::structured_baddbmm;
+  register_structured_with_self<Baddbmm, const Tensor&, const Tensor&, ScalarRef, ScalarRef>(
+      m, "baddbmm", "baddbmm_", "baddbmm.out",
+      [](Baddbmm& op, const Tensor& self, const Tensor& b1, const Tensor& b2, ScalarRef beta, ScalarRef alpha) {
+        gemm(op.maybe_get_output(0), b1, b2, self, alpha, beta);
+      });
+  using Addmv = at::meta::structured_addmv;
+  register_structured_with_self<Addmv, const Tensor&, const Tensor&, ScalarRef, ScalarRef>(
+      m, "addmv", "addmv_", "addmv.out",
+      [](Addmv& op, const Tensor& self, const Tensor& mat, const Tensor& vec, ScalarRef beta, ScalarRef alpha) {
+        const Tensor& out = op.maybe_get_output(0);
+        gemm(out.unsqueeze(1), mat, vec.unsqueeze(1), self.expand(out.sizes()).unsqueeze(1), alpha, beta);
+      });
+  m.impl("addbmm", addbmm);
+  m.impl("addbmm_", addbmm_);
+  m.impl("addbmm.out", addbmm_out);
+  m.impl("dot", dot);
+  m.impl("vdot", dot);
+}
+
+}  // namespace foo_cl::aten

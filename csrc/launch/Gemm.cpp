@@ -1,0 +1,95 @@
+// GEMM launches: variant choice from the operands' layouts, tile parameters per device type.
+#include "launch/Gemm.h"
+
+#include "launch/Launch.h"
+#include "runtime/Device.h"
+
+#include <ATen/ops/empty.h>
+#include <c10/core/DeviceGuard.h>
+
+#include <algorithm>
+
+namespace foo_cl::launch {
+namespace {
+
+// Tile parameters, kept as data: gemm_nn computes TM x (NV * VW) outputs per work-item, gemm_nt
+// TM x TN dot products over VW-wide vectors. CPU values fill AVX-512 registers without spilling.
+struct GemmTiles {
+  int nn_tm, nn_nv, nn_vw;
+  int nt_tm, nt_tn, nt_vw;
+  int local;  // work-items per group along M
+};
+
+constexpr GemmTiles kCpuTiles{6, 2, 16, 4, 4, 16, 8};
+constexpr GemmTiles kDefaultTiles{4, 1, 4, 2, 2, 4, 16};
+
+const GemmTiles& tiles_for(const runtime::DeviceInfo& info) {
+  return (info.type & CL_DEVICE_TYPE_CPU) ? kCpuTiles : kDefaultTiles;
+}
+
+// foo_gemm_shape of kernels_cl/blas/gemm.cl.
+struct GemmShape {
+  int64_t m, n, k;
+  int64_t a_m, a_k, a_b;
+  int64_t b_k, b_n, b_b;
+  int64_t c_m, c_n, c_b;
+  int64_t d_m, d_n, d_b;
+};
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+}  // namespace
+
+void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor& d,
+                 const c10::Scalar& alpha, const c10::Scalar& beta) {
+  TORCH_INTERNAL_ASSERT(out.dim() == 3 && a.dim() == 3 && b.dim() == 3);
+  if (out.numel() == 0) return;
+  const c10::DeviceGuard guard(out.device());
+  const c10::ScalarType compute = out.scalar_type() == c10::kDouble ? c10::kDouble : c10::kFloat;
+  // NOTE: half and bfloat16 operands are widened once, so the kernels only ever see float.
+  auto widen = [&](const at::Tensor& t) { return t.scalar_type() == compute ? t : t.to(compute); };
+  const at::Tensor result = out.scalar_type() == compute ? out : at::empty(out.sizes(), out.options().dtype(compute));
+  at::Tensor A = widen(a), B = widen(b);
+  const bool use_d = d.defined() && !beta.equal(0);
+  const at::Tensor D = use_d ? widen(d) : result;
+
+  const c10::DeviceIndex device = out.device().index();
+  const GemmTiles& tiles = tiles_for(runtime::device_info(device));
+  const int64_t M = result.size(1), N = result.size(2), K = A.size(2);
+  bool nn = B.stride(2) == 1 || N == 1;
+  const bool nt_layout = A.stride(2) == 1 && B.stride(1) == 1;
+  if (nt_layout && (!nn || N < tiles.nn_nv * tiles.nn_vw)) nn = false;
+  if (!nn && !nt_layout) {
+    B = B.contiguous();
+    nn = true;
+  }
+  const GemmShape shape{M,           N,           K,           A.stride(1), A.stride(2), A.stride(0),
+                        B.stride(1), B.stride(2), B.stride(0), result.stride(1), result.stride(2), result.stride(0),
+                        use_d ? D.stride(1) : 0, use_d ? D.stride(2) : 0, use_d ? D.stride(0) : 0};
+  const int tm = nn ? tiles.nn_tm : tiles.nt_tm;
+  const int tn = nn ? tiles.nn_nv * tiles.nn_vw : (N < tiles.nt_tn ? 1 : tiles.nt_tn);
+  std::string options = compute_option(compute) + "-DTM=" + std::to_string(tm) + " -DTN=" + std::to_string(tn) +
+                        " -DNV=" + std::to_string(tiles.nn_nv) +
+                        " -DVW=" + std::to_string(nn ? tiles.nn_vw : tiles.nt_vw);
+
+  KernelCall call(device, "blas/gemm", nn ? "gemm_nn" : "gemm_nt", options);
+  // With K == 0 the operands are empty and never read: any buffer fills their slots.
+  auto operand = [&](const at::Tensor& t) { return t.numel() > 0 ? t.const_data_ptr() : result.const_data_ptr(); };
+  call.buffer(result.const_data_ptr()).buffer(operand(A)).buffer(operand(B));
+  call.buffer(D.const_data_ptr()).value(shape);
+  if (compute == c10::kDouble) {
+    call.value(alpha.toDouble()).value(use_d ? beta.toDouble() : 0.0);
+  } else {
+    call.value(alpha.toFloat()).value(use_d ? beta.toFloat() : 0.0f);
+  }
+  const size_t local = static_cast<size_t>(std::min<int64_t>(tiles.local, ceil_div(M, tm)));
+  const size_t global[3] = {static_cast<size_t>(ceil_div(ceil_div(M, tm), local)) * local,
+                            static_cast<size_t>(ceil_div(N, tn)), static_cast<size_t>(result.size(0))};
+  const size_t locals[3] = {local, 1, 1};
+  call.launch_nd(global, locals);
+  if (!result.is_same(out)) out.copy_(result);
+}
+
+}  // namespace foo_cl::launch

@@ -1,0 +1,14 @@
+// The GEMM launcher: out[b] = alpha * a[b] @ b[b] + beta * d[b] over 3-D (batch, rows, cols) views
+// with any strides (transposes and broadcast batches are strides, not copies), tile sizes from a
+// per-device-type table, float accumulation for half and bfloat16.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+namespace foo_cl::launch {
+
+// `d` may be undefined (then beta is ignored); beta == 0 ignores d's values, NaN included.
+void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor& d,
+                 const c10::Scalar& alpha, const c10::Scalar& beta);
+
+}  // namespace foo_cl::launch
