@@ -31,21 +31,13 @@ launch::KernelCall range_kernel(at::TensorIterator& iter, const char* name, c10:
   return call;
 }
 
-void bind(launch::KernelCall& call, const at::Scalar& v, c10::ScalarType acc) {
-  if (acc == c10::kDouble) {
-    call.value(v.toDouble());
-  } else {
-    call.value(v.toFloat());
-  }
-}
-
 void arange_kernel(at::TensorIterator& iter, const at::Scalar& start, const at::Scalar& size, const at::Scalar& step) {
   if (iter.numel() == 0) return;
   const c10::DeviceGuard guard(iter.device(0));
   const auto acc = accumulate_type(iter);
   launch::KernelCall call = range_kernel(iter, "arange_contig", acc);
-  bind(call, start, acc);
-  bind(call, step, acc);
+  call.scalar(start, acc);
+  call.scalar(step, acc);
   call.count(size.toLong()).launch(size.toLong());
 }
 
@@ -58,9 +50,9 @@ void linspace_kernel(at::TensorIterator& iter, const at::Scalar& start, const at
   const double first = integral ? static_cast<double>(start.toLong()) : start.toDouble();
   const double last = integral ? static_cast<double>(end.toLong()) : end.toDouble();
   launch::KernelCall call = range_kernel(iter, "linspace_contig", acc);
-  bind(call, first, acc);
-  bind(call, last, acc);
-  bind(call, (last - first) / static_cast<double>(steps - 1), acc);
+  call.scalar(first, acc);
+  call.scalar(last, acc);
+  call.scalar((last - first) / static_cast<double>(steps - 1), acc);
   call.count(steps).launch(steps);
 }
 

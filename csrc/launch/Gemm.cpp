@@ -79,11 +79,7 @@ void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b
   auto operand = [&](const at::Tensor& t) { return t.numel() > 0 ? t.const_data_ptr() : result.const_data_ptr(); };
   call.buffer(result.const_data_ptr()).buffer(operand(A)).buffer(operand(B));
   call.buffer(D.const_data_ptr()).value(shape);
-  if (compute == c10::kDouble) {
-    call.value(alpha.toDouble()).value(use_d ? beta.toDouble() : 0.0);
-  } else {
-    call.value(alpha.toFloat()).value(use_d ? beta.toFloat() : 0.0f);
-  }
+  call.scalar(alpha, compute).scalar(use_d ? beta : c10::Scalar(0), compute);
   const size_t local = static_cast<size_t>(std::min<int64_t>(tiles.local, ceil_div(M, tm)));
   const size_t global[3] = {static_cast<size_t>(ceil_div(ceil_div(M, tm), local)) * local,
                             static_cast<size_t>(ceil_div(N, tn)), static_cast<size_t>(result.size(0))};

@@ -90,6 +90,29 @@ KernelCall& KernelCall::buffer(const void* address) {
   return bytes(&offset, sizeof(offset));
 }
 
+KernelCall& KernelCall::scalar(const c10::Scalar& v, c10::ScalarType compute) {
+  switch (compute) {
+    case c10::kFloat:
+      return value(v.toFloat());
+    case c10::kDouble:
+      return value(v.toDouble());
+    case c10::kChar:
+      return value(static_cast<int8_t>(v.toLong()));
+    case c10::kByte:
+      return value(static_cast<uint8_t>(v.toLong()));
+    case c10::kShort:
+      return value(static_cast<int16_t>(v.toLong()));
+    case c10::kInt:
+      return value(static_cast<int32_t>(v.toLong()));
+    case c10::kLong:
+      return value(v.toLong());
+    case c10::kBool:
+      return value(static_cast<uint8_t>(v.toBool()));
+    default:
+      TORCH_CHECK(false, "foo-cl: no kernel compute type for ", compute);
+  }
+}
+
 KernelCall& KernelCall::count(int64_t n) {
   if (n <= static_cast<int64_t>(UINT32_MAX)) return value(static_cast<cl_uint>(n));
   return value(static_cast<cl_ulong>(n));

@@ -6,6 +6,7 @@
 #include "runtime/Allocator.h"
 #include "runtime/ProgramCache.h"
 
+#include <c10/core/Scalar.h>
 #include <c10/core/ScalarType.h>
 
 #include <array>
@@ -55,6 +56,9 @@ class KernelCall {
   KernelCall& value(const T& v) {
     return bytes(&v, sizeof(T));
   }
+
+  // A scalar argument converted to the kernel's compute dtype (ct in kernels_cl).
+  KernelCall& scalar(const c10::Scalar& value, c10::ScalarType compute);
 
   // A by-value argument of `size` bytes (a dtype-sized value whose C++ type varies at run time).
   KernelCall& bytes(const void* data, size_t size);

@@ -3,75 +3,21 @@
 
 #include "launch/Launch.h"
 
+#include <ATen/Dispatch.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/core/Tensor.h>
 #include <c10/core/DeviceGuard.h>
 
 #include <array>
-#include <cstring>
 
 namespace foo_cl::launch {
 namespace {
 
-// A value in the kernel's compute type, as the bytes of a by-value argument.
-struct ComputeValue {
-  std::array<char, 8> bytes{};
-  size_t size = 0;
-};
-
-template <typename T>
-ComputeValue as_bytes(T v) {
-  ComputeValue out;
-  std::memcpy(out.bytes.data(), &v, sizeof(T));
-  out.size = sizeof(T);
-  return out;
-}
-
-ComputeValue to_compute(const c10::Scalar& s, c10::ScalarType compute) {
-  switch (compute) {
-    case c10::kFloat:
-      return as_bytes(s.toFloat());
-    case c10::kDouble:
-      return as_bytes(s.toDouble());
-    case c10::kChar:
-      return as_bytes(static_cast<int8_t>(s.toLong()));
-    case c10::kByte:
-      return as_bytes(static_cast<uint8_t>(s.toLong()));
-    case c10::kShort:
-      return as_bytes(static_cast<int16_t>(s.toLong()));
-    case c10::kInt:
-      return as_bytes(static_cast<int32_t>(s.toLong()));
-    case c10::kLong:
-      return as_bytes(s.toLong());
-    case c10::kBool:
-      return as_bytes(static_cast<uint8_t>(s.toBool()));
-    default:
-      TORCH_CHECK(false, "foo-cl: no elementwise compute type for ", compute);
-  }
-}
-
 // A CPU scalar operand read straight from its memory (no dispatch through item()).
-ComputeValue cpu_scalar_value(at::TensorIteratorBase& iter, int arg, c10::ScalarType compute) {
-  switch (compute) {
-    case c10::kFloat:
-      return as_bytes(iter.scalar_value<float>(arg));
-    case c10::kDouble:
-      return as_bytes(iter.scalar_value<double>(arg));
-    case c10::kChar:
-      return as_bytes(iter.scalar_value<int8_t>(arg));
-    case c10::kByte:
-      return as_bytes(iter.scalar_value<uint8_t>(arg));
-    case c10::kShort:
-      return as_bytes(iter.scalar_value<int16_t>(arg));
-    case c10::kInt:
-      return as_bytes(iter.scalar_value<int32_t>(arg));
-    case c10::kLong:
-      return as_bytes(iter.scalar_value<int64_t>(arg));
-    case c10::kBool:
-      return as_bytes(static_cast<uint8_t>(iter.scalar_value<bool>(arg)));
-    default:
-      TORCH_CHECK(false, "foo-cl: no elementwise compute type for ", compute);
-  }
+c10::Scalar cpu_scalar(const at::TensorIteratorBase& iter, int arg) {
+  const void* data = iter.data_ptr(arg);
+  return AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, iter.dtype(arg), "cpu_scalar",
+                                    [&] { return c10::Scalar(*static_cast<const scalar_t*>(data)); });
 }
 
 // Half and bfloat16 compute in float; every other dtype in itself.
@@ -123,19 +69,15 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
     char* out = static_cast<char*>(iter.data_ptr(0)) + offsets[0];
     call.buffer(out);
     for (int k = 1; k <= iter.ninputs(); ++k) {
-      ComputeValue value = to_compute(0, compute);
       if (iter.is_cpu_scalar(k)) {
-        value = cpu_scalar_value(iter, k, compute);
         call.buffer(out);  // NOTE: unused by the kernel; any valid buffer fills the slot
+        call.scalar(cpu_scalar(iter, k), compute);
       } else {
         call.buffer(static_cast<char*>(iter.data_ptr(k)) + offsets[k]);
+        call.scalar(0, compute);
       }
-      call.bytes(value.bytes.data(), value.size);
     }
-    for (size_t p = 0; p < 3; ++p) {
-      const ComputeValue v = p < params.size() ? to_compute(params.begin()[p], compute) : to_compute(0, compute);
-      call.bytes(v.bytes.data(), v.size);
-    }
+    for (size_t p = 0; p < 3; ++p) call.scalar(p < params.size() ? params.begin()[p] : c10::Scalar(0), compute);
     if (layout) call.value(*layout);
     call.count(numel).launch(numel);
   };

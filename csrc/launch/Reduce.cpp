@@ -57,35 +57,6 @@ int64_t product(const std::vector<Dim>& dims) {
   return n;
 }
 
-void bind_scalar(KernelCall& call, const c10::Scalar& s, c10::ScalarType compute) {
-  switch (compute) {
-    case c10::kDouble:
-      call.value(s.toDouble());
-      return;
-    case c10::kFloat:
-      call.value(s.toFloat());
-      return;
-    case c10::kLong:
-      call.value(s.toLong());
-      return;
-    case c10::kInt:
-      call.value(static_cast<int32_t>(s.toLong()));
-      return;
-    case c10::kShort:
-      call.value(static_cast<int16_t>(s.toLong()));
-      return;
-    case c10::kChar:
-      call.value(static_cast<int8_t>(s.toLong()));
-      return;
-    case c10::kByte:
-    case c10::kBool:
-      call.value(static_cast<uint8_t>(s.toLong()));
-      return;
-    default:
-      TORCH_CHECK(false, "foo-cl: no reduction compute type for ", compute);
-  }
-}
-
 constexpr size_t kPartialBytes = 64;  // room for any accumulator struct of kernels_cl/reduce
 
 }  // namespace
@@ -145,8 +116,8 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
     KernelCall finish(device, op.key, "reduce_partials", options);
     finish.buffer(out.const_data_ptr()).buffer(out2).value(kept_layout);
     finish.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_uint>(slices));
-    bind_scalar(finish, params[0], op.compute);
-    bind_scalar(finish, params[1], op.compute);
+    finish.scalar(params[0], op.compute);
+    finish.scalar(params[1], op.compute);
     finish.buffer(partial.const_data_ptr());
     finish.launch(n_out);
   };
@@ -166,8 +137,8 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
     call.buffer(out.const_data_ptr()).buffer(self.const_data_ptr()).value(kept_layout).value(red_layout);
     call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
     call.value(static_cast<cl_uint>(column_slices)).value(static_cast<cl_ulong>(column_chunk));
-    bind_scalar(call, params[0], op.compute);
-    bind_scalar(call, params[1], op.compute);
+    call.scalar(params[0], op.compute);
+    call.scalar(params[1], op.compute);
     call.buffer(column_slices > 1 ? column_partial.const_data_ptr() : out.const_data_ptr());
     call.launch(n_out / kColumns * column_slices);
     if (column_slices > 1) finish_partials(column_partial, column_slices);
@@ -182,8 +153,8 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
   call.value(kept_layout).value(red_layout);
   call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
   call.value(static_cast<cl_uint>(slices)).value(static_cast<cl_ulong>(chunk));
-  bind_scalar(call, params[0], op.compute);
-  bind_scalar(call, params[1], op.compute);
+  call.scalar(params[0], op.compute);
+  call.scalar(params[1], op.compute);
   call.buffer(slices > 1 ? partial.const_data_ptr() : out.const_data_ptr());
   call.launch_groups(groups, local);
   if (slices == 1) return;
