@@ -31,6 +31,8 @@
 #include <ATen/ops/ne_meta.h>
 #include <ATen/ops/nextafter_meta.h>
 #include <ATen/ops/pow.h>
+#include <ATen/ops/remainder.h>
+#include <ATen/ops/sub.h>
 #include <ATen/ops/pow_meta.h>
 #include <ATen/ops/remainder_meta.h>
 #include <ATen/ops/sub_meta.h>
@@ -51,12 +53,41 @@ void check_integer_divisor(const at::TensorIteratorBase& iter) {
   TORCH_CHECK(!divisor.to(c10::kCPU).eq(0).any().item<bool>(), "ZeroDivisionError");
 }
 
+// CPU PyTorch has no kernel for these dtypes and raises NotImplementedError naming them.
+void check_dtype_allowed(const at::TensorIteratorBase& iter, const char* op, bool allow_float, bool allow_bool) {
+  const auto dtype = iter.common_dtype();
+  TORCH_CHECK_NOT_IMPLEMENTED((allow_float || !c10::isFloatingType(dtype)) && (allow_bool || dtype != at::kBool),
+                              "\"", op, "_cpu\" not implemented for '", c10::toString(dtype), "'");
+}
+
 template <class Meta, class... Rest>
-StructuredKernel<Meta, Rest...> integer_checked(std::string key) {
-  return [key = std::move(key)](Meta& iter, Rest...) {
+StructuredKernel<Meta, Rest...> integer_checked(std::string key, const char* op) {
+  return [key = std::move(key), op](Meta& iter, Rest...) {
+    check_dtype_allowed(iter, op, true, false);
     check_integer_divisor(iter);
     launch::launch_pointwise(iter, key);
   };
+}
+
+// Bitwise ops exist for integers and bool only.
+template <class Meta>
+StructuredKernel<Meta, const at::Tensor&> bitwise(std::string key, const char* op) {
+  return [key = std::move(key), op](Meta& iter, const at::Tensor&) {
+    check_dtype_allowed(iter, op, false, true);
+    launch::launch_pointwise(iter, key);
+  };
+}
+
+at::Tensor rsub(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  return at::sub(other, self, alpha);
+}
+
+at::Tensor remainder_scalar_tensor(const at::Scalar& self, const at::Tensor& other) {
+  return at::remainder(at::native::wrapped_scalar_tensor(self), other);
+}
+
+at::Tensor& remainder_scalar_tensor_out(const at::Scalar& self, const at::Tensor& other, at::Tensor& out) {
+  return at::remainder_out(out, at::native::wrapped_scalar_tensor(self), other);
 }
 
 template <class Meta>
@@ -84,6 +115,7 @@ void div_mode_kernel(DivMode& iter, TensorRef, std::optional<c10::string_view> m
 
 at::Tensor& floor_divide_into(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
   auto iter = at::TensorIterator::binary_op(out, self, other);
+  check_dtype_allowed(iter, "div_floor", true, false);
   check_integer_divisor(iter);
   launch::launch_pointwise(iter, "binary/div_floor");
   return out;
@@ -92,6 +124,7 @@ at::Tensor& floor_divide_into(const at::Tensor& self, const at::Tensor& other, a
 at::Tensor floor_divide_functional(const at::Tensor& self, const at::Tensor& other) {
   at::Tensor out;
   auto iter = at::TensorIterator::binary_op(out, self, other);
+  check_dtype_allowed(iter, "div_floor", true, false);
   check_integer_divisor(iter);
   launch::launch_pointwise(iter, "binary/div_floor");
   return iter.output();
@@ -160,14 +193,20 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("floor_divide.out", floor_divide_into);
   register_structured<at::meta::structured_remainder_Tensor, TensorRef>(
       m, "remainder.Tensor", "remainder_.Tensor", "remainder.Tensor_out",
-      integer_checked<at::meta::structured_remainder_Tensor, TensorRef>("binary/remainder"));
+      integer_checked<at::meta::structured_remainder_Tensor, TensorRef>("binary/remainder", "remainder"));
+  m.impl("remainder.Scalar_Tensor", remainder_scalar_tensor);
+  m.impl("remainder.Scalar_Tensor_out", remainder_scalar_tensor_out);
+  m.impl("rsub.Tensor", rsub);
   register_structured<at::meta::structured_fmod_Tensor, TensorRef>(
       m, "fmod.Tensor", "fmod_.Tensor", "fmod.Tensor_out",
-      integer_checked<at::meta::structured_fmod_Tensor, TensorRef>("binary/fmod"));
+      integer_checked<at::meta::structured_fmod_Tensor, TensorRef>("binary/fmod", "fmod"));
 
   register_structured<at::meta::structured_pow_Tensor_Tensor, TensorRef>(
       m, "pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Tensor_out",
-      pointwise<at::meta::structured_pow_Tensor_Tensor, TensorRef>("binary/pow"));
+      [](at::meta::structured_pow_Tensor_Tensor& iter, TensorRef) {
+        check_dtype_allowed(iter, "pow", true, false);
+        launch::launch_pointwise(iter, "binary/pow");
+      });
   register_structured<PowTensorScalar, ScalarRef>(m, "pow.Tensor_Scalar", "pow_.Scalar", "pow.Tensor_Scalar_out",
                                                   pow_tensor_scalar_kernel);
   m.impl("pow.Scalar", pow_scalar);
@@ -202,11 +241,16 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("logical_or.out", logical_out<kLogicalOr>);
   m.impl("logical_xor.out", logical_out<kLogicalXor>);
 
-  FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, bitwise_and, "binary/bitwise_and");
-  FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, bitwise_or, "binary/bitwise_or");
-  FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, bitwise_xor, "binary/bitwise_xor");
-  FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, bitwise_left_shift, "binary/left_shift");
-  FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, bitwise_right_shift, "binary/right_shift");
+  register_structured<at::meta::structured_bitwise_and_Tensor, TensorRef>(
+      m, "bitwise_and.Tensor", "bitwise_and_.Tensor", "bitwise_and.Tensor_out", bitwise<at::meta::structured_bitwise_and_Tensor>("binary/bitwise_and", "bitwise_and"));
+  register_structured<at::meta::structured_bitwise_or_Tensor, TensorRef>(
+      m, "bitwise_or.Tensor", "bitwise_or_.Tensor", "bitwise_or.Tensor_out", bitwise<at::meta::structured_bitwise_or_Tensor>("binary/bitwise_or", "bitwise_or"));
+  register_structured<at::meta::structured_bitwise_xor_Tensor, TensorRef>(
+      m, "bitwise_xor.Tensor", "bitwise_xor_.Tensor", "bitwise_xor.Tensor_out", bitwise<at::meta::structured_bitwise_xor_Tensor>("binary/bitwise_xor", "bitwise_xor"));
+  register_structured<at::meta::structured_bitwise_left_shift_Tensor, TensorRef>(
+      m, "bitwise_left_shift.Tensor", "bitwise_left_shift_.Tensor", "bitwise_left_shift.Tensor_out", bitwise<at::meta::structured_bitwise_left_shift_Tensor>("binary/left_shift", "bitwise_left_shift"));
+  register_structured<at::meta::structured_bitwise_right_shift_Tensor, TensorRef>(
+      m, "bitwise_right_shift.Tensor", "bitwise_right_shift_.Tensor", "bitwise_right_shift.Tensor_out", bitwise<at::meta::structured_bitwise_right_shift_Tensor>("binary/right_shift", "bitwise_right_shift"));
 
   register_structured<at::meta::structured_lerp_Scalar, TensorRef, ScalarRef>(
       m, "lerp.Scalar", "lerp_.Scalar", "lerp.Scalar_out",

@@ -24,6 +24,7 @@ struct DeviceInfo {
   size_t max_work_group_size = 0;
   uint32_t mem_base_addr_align = 0;  // bytes
   bool has_fp16 = false;
+  bool correctly_rounded_sqrt = false;  // float32 divide and sqrt can be IEEE-exact
   bool has_fp64 = false;
 };
 

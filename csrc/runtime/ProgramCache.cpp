@@ -156,8 +156,10 @@ class ProgramCache {
     const DeviceInfo& info = device_info(device);
     const auto start = std::chrono::steady_clock::now();
     const std::string source = program_source(key);
+    // NOTE: OpenCL lets float32 division and sqrt be 2-3 ulp off; CPU PyTorch rounds them exactly.
     const std::string full_options =
-        std::string("-cl-std=CL1.2 ") + ((info.type & CL_DEVICE_TYPE_CPU) ? "-DFOO_CPU_DEVICE " : "") + options;
+        std::string("-cl-std=CL1.2 ") + (info.correctly_rounded_sqrt ? "-cl-fp32-correctly-rounded-divide-sqrt " : "") +
+        ((info.type & CL_DEVICE_TYPE_CPU) ? "-DFOO_CPU_DEVICE " : "") + options;
     const std::string identity = source + '\0' + full_options + '\0' + info.platform_name + '\0' +
                                  info.platform_version + '\0' + info.name + '\0' + info.driver_version + '\0' +
                                  FOO_CL_VERSION;

@@ -1,5 +1,5 @@
 // activation/hardsigmoid: clamp(x + 3, 0, 6) / 6.
 #define OP_VECTOR_SAFE
 #define NIN 1
-#define OP(a) (fmin(fmax((a) + 3, (ct)0), (ct)6) / 6)
+#define OP(a) (FOO_MINIMUM(FOO_MAXIMUM((a) + 3, (ct)0), (ct)6) / 6)
 #include "pointwise.clh"

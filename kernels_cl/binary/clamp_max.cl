@@ -1,5 +1,5 @@
-// binary/clamp_max: min(a, b), NaN kept.
+// binary/clamp_max: min(a, b); a NaN element or bound gives NaN (as CPU).
 #define OP_VECTOR_SAFE
 #define NIN 2
-#define OP(a, b) (FOO_IS_NAN(a) ? (a) : (a) > (b) ? (b) : (a))
+#define OP(a, b) FOO_MINIMUM(a, b)
 #include "pointwise.clh"

@@ -1,5 +1,4 @@
 // binary/pow: a^b (integers by squaring, as PyTorch's powi).
-#define OP_VECTOR_SAFE
 #define NIN 2
 #include "compute.clh"
 

@@ -1,4 +1,4 @@
-// unary/clamp: min(max(a, s0), s1), NaN kept.
+// unary/clamp: min(max(a, s0), s1); a NaN element or bound gives NaN (as CPU).
 #define NIN 1
-#define OP(a) (FOO_IS_NAN(a) ? (a) : ((a) < s0 ? s0 : (a)) > s1 ? s1 : ((a) < s0 ? s0 : (a)))
+#define OP(a) FOO_MINIMUM(FOO_MAXIMUM(a, s0), s1)
 #include "pointwise.clh"

@@ -1,5 +1,5 @@
-// unary/clamp_max: min(a, s0), NaN kept.
+// unary/clamp_max: min(a, s0); a NaN element or bound gives NaN (as CPU).
 #define OP_VECTOR_SAFE
 #define NIN 1
-#define OP(a) (FOO_IS_NAN(a) ? (a) : (a) > s0 ? s0 : (a))
+#define OP(a) FOO_MINIMUM(a, s0)
 #include "pointwise.clh"

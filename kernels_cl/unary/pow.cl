@@ -1,5 +1,4 @@
 // unary/pow: a^s0, the scalar exponent s0 (integers by squaring, as PyTorch's powi).
-#define OP_VECTOR_SAFE
 #define NIN 1
 #include "compute.clh"
 

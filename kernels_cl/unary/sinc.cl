@@ -1,5 +1,4 @@
 // unary/sinc: sin(pi a) / (pi a), 1 at 0.
-#define OP_VECTOR_SAFE
 #define NIN 1
 #define OP(a) ((a) == 0 ? (ct)1 : sin(FOO_PI * (a)) / (FOO_PI * (a)))
 #include "pointwise.clh"
