@@ -1,6 +1,6 @@
-"""Shared set-up of the foo-cl tests: the environment, dtype and layout tables, exact comparisons, a
-fallback-mode switch, running an operator on foo and on the CPU, the two-device marker, and a runner
-for scripts that need a fresh process.
+"""Shared set-up of the foo-cl tests: the environment, dtype and layout tables, exact comparisons and
+comparisons with the CPU within tolerances, a forward and backward pass, a fallback-mode switch, running
+an operator on foo and on the CPU, the two-device marker, and a runner for scripts that need a fresh process.
 """
 
 import os
@@ -14,11 +14,13 @@ import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import textwrap  # noqa: E402
-from collections.abc import Callable, Iterator  # noqa: E402
+from collections.abc import Callable, Iterator, Mapping  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import NamedTuple, TypeVar  # noqa: E402
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
+from torch.utils._pytree import tree_flatten  # noqa: E402
 
 import foo_cl  # noqa: E402, F401
 
@@ -87,6 +89,13 @@ def make_convertible(shape: tuple[int, ...], dtype: torch.dtype, seed: int = 0) 
     return (torch.randint(-512, 508, shape, generator=g, dtype=torch.int64) / 4).to(dtype)
 
 
+def to_foo_keeping_layout(t: torch.Tensor) -> torch.Tensor:
+    """A copy of CPU tensor `t` on foo with t's sizes, strides and storage offset (`t.to("foo")` would
+    make a non-dense view contiguous): its whole storage is copied and viewed the same way."""
+    storage = torch.empty(0, dtype=t.dtype).set_(t.untyped_storage())
+    return storage.to(FOO).as_strided(t.shape, t.stride(), t.storage_offset())
+
+
 def assert_exact(actual: torch.Tensor, expected: torch.Tensor) -> None:
     """Same dtype, shape and bits where it matters: equal values, NaN where expected, and the sign of zeros."""
     assert actual.device.type == "cpu", "compare CPU copies"
@@ -100,6 +109,34 @@ def assert_exact(actual: torch.Tensor, expected: torch.Tensor) -> None:
         assert torch.equal(actual, expected)
 
 
+def assert_close_to_cpu(
+    actual: object, expected: object, tolerances: Mapping[torch.dtype, Mapping[str, float]] | None = None
+) -> None:
+    """`actual` (a tensor on foo, or a tuple or list of them) against the CPU's `expected`: the same structure,
+    dtypes and shapes; integer and bool tensors equal; floating ones within `tolerances[dtype]` (rtol/atol;
+    assert_close's defaults for dtypes not given), NaN where the CPU has NaN. Non-tensor leaves must be equal."""
+    actual_leaves, actual_spec = tree_flatten(actual)
+    expected_leaves, expected_spec = tree_flatten(expected)
+    assert actual_spec == expected_spec, f"foo returned {actual_spec}, the CPU {expected_spec}"
+    for a, e in zip(actual_leaves, expected_leaves):
+        if not isinstance(e, torch.Tensor):
+            assert a == e
+            continue
+        assert a.device.type == "foo", f"a result is on {a.device}"
+        torch.testing.assert_close(a.cpu(), e, equal_nan=True, **(tolerances or {}).get(e.dtype, {}))
+
+
+def forward_backward(
+    fn: Callable[..., torch.Tensor], inputs: list[torch.Tensor], grad: torch.Tensor
+) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    """(fn(*inputs), the gradient of each input) after `fn(*inputs).backward(grad)`; every input is made a
+    fresh leaf that requires grad, keeping its strides, and `grad` is moved to the output's device."""
+    leaves = [t.detach().requires_grad_() for t in inputs]
+    output = fn(*leaves)
+    output.backward(grad.to(output.device))
+    return output.detach(), [leaf.grad for leaf in leaves]
+
+
 @pytest.fixture
 def fallback_mode() -> Iterator[Callable[[str], None]]:
     """Call it with "warn", "silent" or "error" to switch the CPU-fallback mode for one test."""
@@ -109,9 +146,13 @@ def fallback_mode() -> Iterator[Callable[[str], None]]:
 
 
 @pytest.fixture
-def no_fallback(fallback_mode: Callable[[str], None]) -> None:
-    """Forbids the CPU fallback for one test ("error" mode): every operator it runs on foo must be a foo kernel."""
+def no_fallback(fallback_mode: Callable[[str], None]) -> Iterator[None]:
+    """Forbids the CPU fallback for one test ("error" mode): every operator it runs on foo must be a foo
+    kernel; checks at the end that the fallback counts did not grow either."""
     fallback_mode("error")
+    counts = torch.foo.fallback_counts()
+    yield
+    assert torch.foo.fallback_counts() == counts, "an operator ran on the CPU"
 
 
 Result = TypeVar("Result")
@@ -137,11 +178,14 @@ def run_like_cpu(
             if same_message:
                 assert str(foo_error) == str(cpu_error)
         else:
-            pytest.fail(f"the CPU raised {cpu_error!r}, foo did not")
+            raise AssertionError(f"the CPU raised {cpu_error!r}, foo did not")
         assert torch.foo.fallback_counts() == counts, "an operator ran on the CPU"
         return None
     counts = torch.foo.fallback_counts()
-    actual = foo_call()
+    try:
+        actual = foo_call()
+    except Exception as foo_error:
+        raise AssertionError(f"foo raised {foo_error!r}, the CPU returned a result") from foo_error
     assert torch.foo.fallback_counts() == counts, "an operator ran on the CPU"
     return actual, expected
 
@@ -157,12 +201,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if torch.foo.device_count() >= 2:
-        return
     skip = pytest.mark.skip(reason=f"needs two foo devices, found {torch.foo.device_count()}")
+    known = _known_differences()
     for item in items:
-        if "two_devices" in item.keywords:
+        if "two_devices" in item.keywords and torch.foo.device_count() < 2:
             item.add_marker(skip)
+        if item.nodeid in known:
+            item.add_marker(pytest.mark.xfail(reason=known[item.nodeid], strict=False))
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
@@ -184,3 +229,38 @@ def run_python_json(code: str, **env: str) -> object:
     proc = run_python(code, **env)
     assert proc.returncode == 0, f"script failed:\n{proc.stderr}"
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def failures_in_fresh_process(module: str, function: str) -> list[str]:
+    """Calls `function()` of test module `module` in a fresh interpreter with the fallback forbidden, for
+    checks that could crash the process: the function returns descriptions of what failed and names each
+    check on stderr before running it. Returns its list; fails the test, naming the check, if it crashes."""
+    proc = run_python(
+        f"""
+        import json, sys
+        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        import {module}
+        print(json.dumps({module}.{function}()))
+        """,
+        FOO_CL_FALLBACK="error",
+    )
+    last_check = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "starting"
+    assert proc.returncode == 0, f"the process ended with exit code {proc.returncode} during: {last_check}"
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# ---- known differences from CPU ------------------------------------------------------------------
+# tests/known_differences.txt lists tests that currently fail because foo differs from CPU PyTorch,
+# one "<test node id> | <reason>" per line; they run as xfail so the rest of the suite gates CI.
+# Delete a line when its difference is fixed (the test then passes and is counted again).
+KNOWN_DIFFERENCES = Path(__file__).with_name("known_differences.txt")
+
+
+def _known_differences() -> dict[str, str]:
+    known = {}
+    if KNOWN_DIFFERENCES.exists():
+        for line in KNOWN_DIFFERENCES.read_text().splitlines():
+            if line.strip() and not line.startswith("#"):
+                node, _, reason = line.partition(" | ")
+                known[node.strip()] = reason.strip()
+    return known

@@ -17,12 +17,22 @@ namespace {
 using at::Tensor;
 using ScalarRef = const at::Scalar&;
 
+void check_same_dtype(const Tensor& m1, const Tensor& m2) {
+  TORCH_CHECK(m1.scalar_type() == m2.scalar_type(), "expected m1 and m2 to have the same dtype, but got: ",
+              m1.scalar_type(), " != ", m2.scalar_type());
+}
+
 Tensor as_batch(const Tensor& t) {
   return t.dim() == 3 ? t : t.unsqueeze(0);
 }
 
 // out = alpha * a @ b + beta * d, with d broadcast to out's shape (beta 0: d is ignored).
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& d, ScalarRef alpha, ScalarRef beta) {
+  for (const Tensor* t : {&a, &b, &d}) {
+    TORCH_CHECK(!t->defined() || t->device() == out.device(),
+                "Expected all tensors to be on the same device, but found at least two devices, ", out.device(), " and ",
+                t->device(), "!");
+  }
   const Tensor d3 = d.defined() ? as_batch(d.expand(out.sizes())) : Tensor();
   launch::launch_gemm(as_batch(out), as_batch(a), as_batch(b), d3, alpha, beta);
 }
@@ -69,6 +79,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using Mm = at::meta::structured_mm;
   register_structured_with_self<Mm, const Tensor&>(
       m, "mm", nullptr, "mm.out", [](Mm& op, const Tensor& self, const Tensor& mat2) {
+        check_same_dtype(self, mat2);
         gemm(op.maybe_get_output(0), self, mat2, Tensor(), 1, 0);
       });
   using Addmm = at::meta::structured_addmm;
@@ -80,6 +91,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using Bmm = at::meta::structured_bmm;
   register_structured_with_self<Bmm, const Tensor&>(
       m, "bmm", nullptr, "bmm.out", [](Bmm& op, const Tensor& self, const Tensor& mat2) {
+        check_same_dtype(self, mat2);
         gemm(op.maybe_get_output(0), self, mat2, Tensor(), 1, 0);
       });
   using Baddbmm = at::meta::structured_baddbmm;

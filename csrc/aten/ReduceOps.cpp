@@ -138,8 +138,8 @@ std::tuple<Tensor&, Tensor&> extremum_dim_out(const Tensor& self, int64_t dim, b
                                               Tensor& indices, bool is_min) {
   dim = c10::maybe_wrap_dim(dim, self.dim());
   const char* name = is_min ? "min()" : "max()";
-  TORCH_CHECK(self.dim() == 0 || self.size(dim) > 0, name, ": Expected reduction dim ", dim,
-              " to have non-zero size.");
+  TORCH_CHECK_INDEX(self.dim() == 0 || self.size(dim) > 0, name, ": Expected reduction dim ", dim,
+                    " to have non-zero size.");
   TORCH_CHECK(values.scalar_type() == self.scalar_type(), name, ": expected values dtype ", self.scalar_type(),
               " but got ", values.scalar_type());
   TORCH_CHECK(indices.scalar_type() == at::kLong, name, ": expected indices dtype int64 but got ",

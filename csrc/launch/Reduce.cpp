@@ -67,7 +67,9 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
   const c10::DeviceGuard guard(self.device());
   const int64_t ndim = self.dim();
   std::vector<bool> reduced(ndim, dims.empty());
-  for (int64_t d : dims) reduced[d] = true;
+  for (int64_t d : dims) {
+    if (d < ndim) reduced[d] = true;  // a 0-dim tensor's dim 0 names no real dim
+  }
 
   const int64_t in_size = self.element_size(), out_size = out.element_size();
   std::vector<Dim> kept, red;

@@ -1,0 +1,68 @@
+"""PyTorch's own OpInfo samples for the elementwise operators, on foo against the CPU: the first samples of
+each supported dtype (float32, float64, float16, int64, bool), moved to foo with their strides, must give
+the CPU's results, or raise the CPU's exception type, without any fallback to the CPU.
+"""
+
+import itertools
+
+import pytest
+import torch
+from conftest import assert_close_to_cpu, dtype_id, run_like_cpu, to_foo_keeping_layout
+from torch.testing._internal.common_methods_invocations import op_db
+from torch.utils._pytree import tree_map
+
+pytestmark = pytest.mark.usefixtures("no_fallback")
+
+# The OpInfo names of the operators of the elementwise table (test_elementwise.py).
+ELEMENTWISE_OPINFO_NAMES = set(
+    """
+    abs neg sign sgn reciprocal sqrt rsqrt square exp exp2 expm1 log log2 log10 log1p
+    sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh erf erfc erfinv sigmoid logit
+    floor ceil round trunc frac isnan isinf isfinite signbit nan_to_num bitwise_not logical_not
+    deg2rad rad2deg sinc positive clamp clamp_min clamp_max
+    add sub rsub mul div true_divide floor_divide remainder fmod pow float_power atan2 hypot
+    maximum minimum fmax fmin eq ne lt le gt ge logical_and logical_or logical_xor
+    bitwise_and bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift
+    copysign heaviside nextafter xlogy logaddexp lerp where addcmul addcdiv masked_fill
+    nn.functional.relu nn.functional.gelu nn.functional.silu nn.functional.mish nn.functional.softplus
+    nn.functional.hardtanh nn.functional.hardsigmoid nn.functional.hardswish nn.functional.elu
+    nn.functional.selu nn.functional.celu nn.functional.leaky_relu nn.functional.logsigmoid
+    nn.functional.threshold
+    """.split()  # noqa: SIM905
+)
+OPINFOS = {
+    op.name + (f".{op.variant_test_name}" if op.variant_test_name else ""): op
+    for op in op_db
+    if op.name in ELEMENTWISE_OPINFO_NAMES
+}
+# NOTE: bfloat16 is left out to keep the file fast; the elementwise table covers it.
+DTYPES = [torch.float32, torch.float64, torch.float16, torch.int64, torch.bool]
+SAMPLES_PER_DTYPE = 8
+TOLERANCES = {torch.float16: {"rtol": 1e-3, "atol": 1e-3}}
+
+
+def on_foo(value: object) -> object:
+    return tree_map(lambda v: to_foo_keeping_layout(v) if isinstance(v, torch.Tensor) else v, value)
+
+
+def test_every_elementwise_op_has_an_opinfo():
+    assert ELEMENTWISE_OPINFO_NAMES - {op.name for op in OPINFOS.values()} == set()
+
+
+@pytest.mark.parametrize("name", OPINFOS)
+def test_opinfo_samples_match_cpu(name):
+    op = OPINFOS[name]
+    failures = []
+    for dtype in [d for d in DTYPES if d in op.supported_dtypes("cpu")]:
+        for i, sample in enumerate(itertools.islice(op.sample_inputs("cpu", dtype), SAMPLES_PER_DTYPE)):
+            foo_input, foo_args, foo_kwargs = on_foo((sample.input, sample.args, sample.kwargs))
+            try:
+                outcome = run_like_cpu(
+                    lambda: op(sample.input, *sample.args, **sample.kwargs),  # noqa: B023 (called at once)
+                    lambda: op(foo_input, *foo_args, **foo_kwargs),  # noqa: B023
+                )
+                if outcome:
+                    assert_close_to_cpu(*outcome, TOLERANCES)
+            except Exception as e:  # noqa: BLE001 (every sample runs; the test reports them all)
+                failures.append(f"{dtype_id(dtype)} sample {i} {sample.summary()}:\n{e}")
+    assert not failures, "\n\n".join(failures)
