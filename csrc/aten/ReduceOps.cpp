@@ -50,7 +50,9 @@ std::vector<int64_t> wrap_dims(const Tensor& self, OptionalDims dims) {
 // The shape of a reduction's output, for the ops PyTorch sizes without a meta function.
 std::vector<int64_t> reduced_shape(const Tensor& self, const std::vector<int64_t>& dims, bool keepdim) {
   std::vector<bool> reduced(self.dim(), dims.empty());
-  for (int64_t d : dims) reduced[d] = true;
+  for (int64_t d : dims) {
+    if (d < self.dim()) reduced[d] = true;  // a 0-dim tensor's dim 0 names no real dim
+  }
   std::vector<int64_t> shape;
   for (int64_t d = 0; d < self.dim(); ++d) {
     if (!reduced[d]) {
