@@ -20,7 +20,7 @@ from typing import NamedTuple, TypeVar  # noqa: E402
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
-from torch.utils._pytree import tree_flatten  # noqa: E402
+from torch.utils._pytree import tree_flatten, tree_map  # noqa: E402
 
 import foo_cl  # noqa: E402, F401
 
@@ -264,3 +264,19 @@ def _known_differences() -> dict[str, str]:
                 node, _, reason = line.partition(" | ")
                 known[node.strip()] = reason.strip()
     return known
+
+
+def check_opinfo_sample(op, sample, tolerances: Mapping) -> None:
+    """Runs one OpInfo sample on the CPU and, moved to foo, on foo; raises when they differ
+    (results not close, or not the same exception type)."""
+
+    def on_foo(value: object) -> object:
+        return tree_map(lambda v: to_foo_keeping_layout(v) if isinstance(v, torch.Tensor) else v, value)
+
+    foo_input, foo_args, foo_kwargs = on_foo((sample.input, sample.args, sample.kwargs))
+    outcome = run_like_cpu(
+        lambda: op(sample.input, *sample.args, **sample.kwargs),
+        lambda: op(foo_input, *foo_args, **foo_kwargs),
+    )
+    if outcome:
+        assert_close_to_cpu(*outcome, tolerances)

@@ -7,9 +7,8 @@ import itertools
 
 import pytest
 import torch
-from conftest import assert_close_to_cpu, dtype_id, run_like_cpu, to_foo_keeping_layout
+from conftest import check_opinfo_sample, dtype_id
 from torch.testing._internal.common_methods_invocations import op_db
-from torch.utils._pytree import tree_map
 
 pytestmark = pytest.mark.usefixtures("no_fallback")
 
@@ -41,10 +40,6 @@ SAMPLES_PER_DTYPE = 8
 TOLERANCES = {torch.float16: {"rtol": 1e-3, "atol": 1e-3}}
 
 
-def on_foo(value: object) -> object:
-    return tree_map(lambda v: to_foo_keeping_layout(v) if isinstance(v, torch.Tensor) else v, value)
-
-
 def test_every_elementwise_op_has_an_opinfo():
     assert ELEMENTWISE_OPINFO_NAMES - {op.name for op in OPINFOS.values()} == set()
 
@@ -55,14 +50,8 @@ def test_opinfo_samples_match_cpu(name):
     failures = []
     for dtype in [d for d in DTYPES if d in op.supported_dtypes("cpu")]:
         for i, sample in enumerate(itertools.islice(op.sample_inputs("cpu", dtype), SAMPLES_PER_DTYPE)):
-            foo_input, foo_args, foo_kwargs = on_foo((sample.input, sample.args, sample.kwargs))
             try:
-                outcome = run_like_cpu(
-                    lambda: op(sample.input, *sample.args, **sample.kwargs),  # noqa: B023 (called at once)
-                    lambda: op(foo_input, *foo_args, **foo_kwargs),  # noqa: B023
-                )
-                if outcome:
-                    assert_close_to_cpu(*outcome, TOLERANCES)
+                check_opinfo_sample(op, sample, TOLERANCES)
             except Exception as e:  # noqa: BLE001 (every sample runs; the test reports them all)
                 failures.append(f"{dtype_id(dtype)} sample {i} {sample.summary()}:\n{e}")
     assert not failures, "\n\n".join(failures)

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 import torch
-from conftest import assert_close_to_cpu, dtype_id, failures_in_fresh_process, run_like_cpu, to_foo_keeping_layout
+from conftest import check_opinfo_sample, dtype_id, failures_in_fresh_process
 from torch.testing._internal.common_methods_invocations import op_db
 from torch.testing._internal.opinfo.core import SampleInput
-from torch.utils._pytree import tree_leaves, tree_map
+from torch.utils._pytree import tree_leaves
 
 pytestmark = pytest.mark.usefixtures("no_fallback")
 
@@ -42,10 +42,6 @@ SAMPLES_PER_DTYPE = 6
 TOLERANCES = {torch.float32: {"rtol": 1e-4, "atol": 1e-5}}
 
 
-def on_foo(value: object) -> object:
-    return tree_map(lambda v: to_foo_keeping_layout(v) if isinstance(v, torch.Tensor) else v, value)
-
-
 def has_zero_dim_tensor(sample: SampleInput) -> bool:
     values = tree_leaves((sample.input, sample.args, sample.kwargs))
     return any(isinstance(v, torch.Tensor) and v.dim() == 0 for v in values)
@@ -63,14 +59,8 @@ def sample_failures(name: str, zero_dim: bool, announce: bool = False) -> list[s
             description = f"{name} {dtype_id(dtype)} sample {i} {sample.summary()}"
             if announce:
                 print(f"running {description}", file=sys.stderr, flush=True)
-            foo_input, foo_args, foo_kwargs = on_foo((sample.input, sample.args, sample.kwargs))
             try:
-                outcome = run_like_cpu(
-                    lambda: op(sample.input, *sample.args, **sample.kwargs),  # noqa: B023 (called at once)
-                    lambda: op(foo_input, *foo_args, **foo_kwargs),  # noqa: B023
-                )
-                if outcome:
-                    assert_close_to_cpu(*outcome, TOLERANCES)
+                check_opinfo_sample(op, sample, TOLERANCES)
             except Exception as e:  # noqa: BLE001 (every sample runs; the test reports them all)
                 failures.append(f"{description}:\n{type(e).__name__}: {e}")
     return failures
