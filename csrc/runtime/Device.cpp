@@ -70,7 +70,6 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   info.local_mem_size = device_value<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
   info.compute_units = device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
   info.max_work_group_size = device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
-  info.mem_base_addr_align = device_value<cl_uint>(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
   info.correctly_rounded_sqrt =
       device_value<cl_device_fp_config>(id, CL_DEVICE_SINGLE_FP_CONFIG) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
   const std::string extensions = device_string(id, CL_DEVICE_EXTENSIONS);

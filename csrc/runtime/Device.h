@@ -22,7 +22,6 @@ struct DeviceInfo {
   uint64_t local_mem_size = 0;
   uint32_t compute_units = 0;
   size_t max_work_group_size = 0;
-  uint32_t mem_base_addr_align = 0;  // bytes
   bool has_fp16 = false;
   bool correctly_rounded_sqrt = false;  // float32 divide and sqrt can be IEEE-exact
   bool has_fp64 = false;

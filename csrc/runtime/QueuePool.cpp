@@ -105,12 +105,6 @@ c10::StreamId new_stream(c10::DeviceIndex device) {
   return static_cast<c10::StreamId>(dq.queues.size() - 1);
 }
 
-c10::StreamId num_streams(c10::DeviceIndex device) {
-  auto& dq = queues_of(device);
-  std::lock_guard<std::mutex> lock(dq.mutex);
-  return static_cast<c10::StreamId>(dq.queues.size());
-}
-
 c10::StreamId current_stream_id(c10::DeviceIndex device) {
   check_device_index(device);
   return device < static_cast<c10::DeviceIndex>(tls_current_streams.size()) ? tls_current_streams[device] : 0;

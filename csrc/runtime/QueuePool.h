@@ -15,7 +15,6 @@ constexpr c10::StreamId kPoolSize = 4;
 cl_command_queue queue(c10::DeviceIndex device, c10::StreamId id);
 c10::StreamId pool_stream(c10::DeviceIndex device);
 c10::StreamId new_stream(c10::DeviceIndex device);
-c10::StreamId num_streams(c10::DeviceIndex device);
 
 c10::StreamId current_stream_id(c10::DeviceIndex device);
 void set_current_stream_id(c10::DeviceIndex device, c10::StreamId id);
