@@ -2,11 +2,12 @@
 // runtime (allocator, guard, hooks) and every foo kernel through static initialisers.
 #include "aten/Fallback.h"
 #include "runtime/Device.h"
+#include "runtime/Generator.h"
 #include "runtime/ProgramCache.h"
 #include "runtime/QueuePool.h"
 
 #include <c10/util/Exception.h>
-#include <pybind11/pybind11.h>
+#include <torch/csrc/utils/pybind.h>
 #include <pybind11/stl.h>
 
 namespace py = pybind11;
@@ -53,6 +54,10 @@ PYBIND11_MODULE(_C, m) {
   m.def("_set_device", [](int index) { runtime::set_current_device(static_cast<c10::DeviceIndex>(index)); });
   m.def("_check_device", [](int index) { runtime::check_device_index(static_cast<c10::DeviceIndex>(index)); });
   m.def("_device_properties", &device_properties);
+  m.def("_is_in_bad_fork", &runtime::in_bad_fork);
+  m.def("_is_initialized", &runtime::devices_initialized);
+  m.def("_manual_seed_all", &runtime::manual_seed_all);
+  m.def("_default_generator", [](int index) { return runtime::default_generator(static_cast<c10::DeviceIndex>(index)); });
   m.def("_synchronize", [](int index) {
     py::gil_scoped_release no_gil;
     runtime::synchronize_device(static_cast<c10::DeviceIndex>(index));

@@ -1,7 +1,7 @@
 """torch.foo: the foo device module, mirroring torch.cuda where it makes sense.
 
-Devices, streams and events, memory statistics, and foo-cl's own controls (CPU-fallback mode and
-counts, the kernel binary cache).
+Devices, streams and events, random number generators, memory statistics, and foo-cl's own
+controls (CPU-fallback mode and counts, the kernel binary cache).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 import torch
 
@@ -22,6 +22,7 @@ __all__ = [
     "clear_kernel_cache",
     "current_device",
     "current_stream",
+    "default_generators",
     "default_stream",
     "device",
     "device_count",
@@ -31,10 +32,15 @@ __all__ = [
     "get_device_name",
     "get_device_properties",
     "get_fallback_mode",
+    "get_rng_state",
+    "get_rng_state_all",
     "init",
+    "initial_seed",
     "is_available",
     "is_initialized",
     "kernel_cache_dir",
+    "manual_seed",
+    "manual_seed_all",
     "max_memory_allocated",
     "max_memory_reserved",
     "mem_get_info",
@@ -44,8 +50,12 @@ __all__ = [
     "reset_accumulated_memory_stats",
     "reset_fallback_counts",
     "reset_peak_memory_stats",
+    "seed",
+    "seed_all",
     "set_device",
     "set_fallback_mode",
+    "set_rng_state",
+    "set_rng_state_all",
     "set_stream",
     "stream",
     "synchronize",
@@ -71,8 +81,13 @@ def init() -> None:
 
 
 def is_initialized() -> bool:
-    """True when foo-cl found a device (device discovery happens on first use)."""
-    return is_available()
+    """True once foo-cl opened the OpenCL devices (on the first device query or use)."""
+    return _C._is_initialized()
+
+
+def _is_in_bad_fork() -> bool:
+    """True in a process forked after foo was initialised, where foo cannot be used."""
+    return _C._is_in_bad_fork()
 
 
 def current_device() -> int:
@@ -244,6 +259,66 @@ def empty_cache() -> None:
 def mem_get_info(device: DeviceLike = None) -> tuple[int, int]:
     """(free, total) bytes; OpenCL reports no free memory, so free is total minus what foo-cl reserved."""
     return torch.accelerator.get_memory_info(_checked_index(device))
+
+
+# ---- random numbers ---------------------------------------------------------------------------
+# Each device has a default Philox generator; its state is (seed, offset) as a 16-byte uint8 tensor.
+
+
+def __getattr__(name: str) -> Any:
+    if name == "default_generators":
+        return tuple(_C._default_generator(i) for i in range(device_count()))
+    raise AttributeError(f"module 'torch.foo' has no attribute '{name}'")
+
+
+def _default_generator(device: DeviceLike) -> torch.Generator:
+    return _C._default_generator(_checked_index(device))
+
+
+def get_rng_state(device: DeviceLike = "foo") -> torch.Tensor:
+    """The random number generator state of a foo device (the current one by default), as a uint8 tensor."""
+    return _default_generator(device).get_state()
+
+
+def get_rng_state_all() -> list[torch.Tensor]:
+    """The random number generator states of every foo device."""
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state(new_state: torch.Tensor, device: DeviceLike = "foo") -> None:
+    """Sets the random number generator state of a foo device (the current one by default)."""
+    _default_generator(device).set_state(new_state.clone(memory_format=torch.contiguous_format))
+
+
+def set_rng_state_all(new_states: Iterable[torch.Tensor]) -> None:
+    """Sets the random number generator state of every foo device, one state per device."""
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
+
+
+def manual_seed(seed: int) -> None:
+    """Seeds the random number generator of the current foo device."""
+    _default_generator(None).manual_seed(int(seed))
+
+
+def manual_seed_all(seed: int) -> None:
+    """Seeds the random number generators of every foo device (torch.manual_seed calls this)."""
+    _C._manual_seed_all(int(seed) & 0xFFFF_FFFF_FFFF_FFFF)
+
+
+def seed() -> None:
+    """Seeds the current foo device's generator with a non-deterministic random number."""
+    _default_generator(None).seed()
+
+
+def seed_all() -> None:
+    """Seeds every foo device's generator with one non-deterministic random number."""
+    manual_seed_all(torch.Generator().seed())
+
+
+def initial_seed() -> int:
+    """The seed of the current foo device's generator."""
+    return _default_generator(None).initial_seed()
 
 
 # ---- foo-cl's own controls --------------------------------------------------------------------

@@ -3,7 +3,10 @@
 
 #include <c10/util/Exception.h>
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <mutex>
@@ -117,8 +120,18 @@ std::vector<DeviceInfo> enumerate() {
   return devices;
 }
 
+// Set in the child of a fork() made after the devices were opened: OpenCL contexts and driver
+// threads do not survive fork(), so the child must not touch them.
+std::atomic<bool> bad_fork{false};
+std::atomic<bool> initialized{false};
+
 const std::vector<DeviceInfo>& devices() {
-  static const std::vector<DeviceInfo> all = enumerate();
+  static const std::vector<DeviceInfo> all = [] {
+    std::vector<DeviceInfo> found = enumerate();
+    pthread_atfork(nullptr, nullptr, [] { bad_fork.store(true); });
+    initialized.store(true);
+    return found;
+  }();
   return all;
 }
 
@@ -134,7 +147,18 @@ c10::DeviceIndex device_count() noexcept {
   }
 }
 
+bool devices_initialized() noexcept {
+  return initialized.load();
+}
+
+bool in_bad_fork() noexcept {
+  return bad_fork.load(std::memory_order_relaxed);
+}
+
 void check_device_index(c10::DeviceIndex index) {
+  TORCH_CHECK(!in_bad_fork(),
+              "foo-cl: cannot use foo in a forked subprocess: the parent process had initialised foo, and OpenCL "
+              "contexts do not survive fork(). To use foo with multiprocessing, use the 'spawn' start method.");
   const auto count = device_count();
   TORCH_CHECK(count > 0,
               "foo-cl: no OpenCL device was found. Install an OpenCL driver: on Debian/Ubuntu "

@@ -33,6 +33,12 @@ c10::DeviceIndex device_count() noexcept;
 // Properties of a device; raises a clear error when there is no device or the index is out of range.
 const DeviceInfo& device_info(c10::DeviceIndex index);
 
+// True once the devices were opened (the first device_count() or device use).
+bool devices_initialized() noexcept;
+
+// True in the child of a fork() made after foo was initialised; then every device use raises.
+bool in_bad_fork() noexcept;
+
 // Checks `index` names an existing device (the message tells how to get one when there is none).
 void check_device_index(c10::DeviceIndex index);
 

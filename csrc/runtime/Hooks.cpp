@@ -1,7 +1,8 @@
 // The PrivateUse1 hooks: availability, device count and current device for torch.accelerator,
-// device-from-pointer, and storage resizing.
+// device-from-pointer, storage resizing, and the Philox generators.
 #include "runtime/Allocator.h"
 #include "runtime/Device.h"
+#include "runtime/Generator.h"
 
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 
@@ -29,6 +30,10 @@ struct Hooks final : public at::PrivateUse1HooksInterface {
     TORCH_CHECK(device >= 0, "foo-cl: ", data, " is not an address of foo device memory");
     return {c10::DeviceType::PrivateUse1, device};
   }
+  const at::Generator& getDefaultGenerator(c10::DeviceIndex device_index) const override {
+    return default_generator(device_index);
+  }
+  at::Generator getNewGenerator(c10::DeviceIndex device_index) const override { return new_generator(device_index); }
   void resizePrivateUse1Bytes(const c10::Storage& storage, size_t nbytes) const override {
     resize_storage_bytes(*storage.unsafeGetStorageImpl(), nbytes);
   }

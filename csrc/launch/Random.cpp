@@ -1,0 +1,103 @@
+// Random launches: counter reservation, build options, and non-contiguous outputs via a temporary.
+#include "launch/Random.h"
+
+#include "launch/Launch.h"
+#include "runtime/Generator.h"
+
+#include <ATen/ops/empty.h>
+#include <c10/core/DeviceGuard.h>
+
+#include <functional>
+
+namespace foo_cl::launch {
+namespace {
+
+// Kernels take 8 Philox blocks per tile of 32 elements (16 with 64-bit draws): kernels_cl/philox.clh.
+uint64_t tiles(int64_t n, int bits) {
+  const int64_t tile = bits == 64 ? 16 : 32;
+  return static_cast<uint64_t>((n + tile - 1) / tile);
+}
+
+// Runs `fill` on a contiguous tensor of out's shape: out itself, or a temporary copied into it.
+void fill_logically(const at::Tensor& out, const std::function<void(const at::Tensor&)>& fill) {
+  if (out.numel() == 0) return;
+  const c10::DeviceGuard guard(out.device());
+  if (out.is_contiguous()) {
+    fill(out);
+    return;
+  }
+  const at::Tensor dense = at::empty(out.sizes(), out.options());
+  fill(dense);
+  out.copy_(dense);
+}
+
+// The kernel's parameter type pt: float, or double for a float64 output.
+c10::ScalarType param_type(const at::Tensor& out) {
+  return out.scalar_type() == c10::kDouble ? c10::kDouble : c10::kFloat;
+}
+
+}  // namespace
+
+void launch_random(const at::Tensor& out, const std::string& key, int bits, const std::optional<at::Generator>& gen,
+                   double s0, double s1, const at::Tensor& input) {
+  fill_logically(out, [&](const at::Tensor& dense) {
+    const int64_t n = dense.numel();
+    const c10::DeviceIndex device = dense.device().index();
+    std::string options = dtype_option("OUT", dense.scalar_type()) + index_option(n) +
+                          "-DBITS=" + std::to_string(bits) + " ";
+    // The kernel reads inputs in its parameter type.
+    const at::Tensor in =
+        input.defined() ? input.to(param_type(dense)).expand(dense.sizes()).contiguous() : input;
+    if (in.defined()) options += "-DWITH_INPUT ";
+    const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * tiles(n, bits));
+    KernelCall call(device, key, "sample_contig", options);
+    call.buffer(dense.data_ptr());
+    if (in.defined()) call.buffer(in.data_ptr());
+    call.value(state.seed).value(state.offset);
+    call.scalar(s0, param_type(dense)).scalar(s1, param_type(dense));
+    call.count(n).launch(tiles(n, bits));
+  });
+}
+
+void launch_random_integers(const at::Tensor& out, uint64_t range, int64_t base,
+                            const std::optional<at::Generator>& gen) {
+  const int bits = range == 0 || range > (uint64_t{1} << 32) ? 64 : 32;
+  fill_logically(out, [&](const at::Tensor& dense) {
+    const int64_t n = dense.numel();
+    const c10::DeviceIndex device = dense.device().index();
+    const std::string options = dtype_option("OUT", dense.scalar_type()) + index_option(n) +
+                                "-DBITS=" + std::to_string(bits) + " ";
+    const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * tiles(n, bits));
+    KernelCall(device, "random/random", "sample_contig", options)
+        .buffer(dense.data_ptr())
+        .value(state.seed)
+        .value(state.offset)
+        .value(range)
+        .value(static_cast<uint64_t>(base))
+        .count(n)
+        .launch(tiles(n, bits));
+  });
+}
+
+void launch_dropout(const at::Tensor& out, const at::Tensor& mask, const at::Tensor& input, double p1m, double scale,
+                    const std::optional<at::Generator>& gen) {
+  TORCH_INTERNAL_ASSERT(out.is_contiguous() && mask.is_contiguous() && input.is_contiguous());
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const c10::DeviceGuard guard(out.device());
+  const c10::DeviceIndex device = out.device().index();
+  const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * tiles(n, 32));
+  const c10::ScalarType compute = out.scalar_type() == c10::kDouble ? c10::kDouble : c10::kFloat;
+  KernelCall(device, "random/dropout", "dropout_contig", dtype_option("OUT", out.scalar_type()) + index_option(n))
+      .buffer(out.data_ptr())
+      .buffer(mask.data_ptr())
+      .buffer(input.data_ptr())
+      .value(state.seed)
+      .value(state.offset)
+      .value(static_cast<float>(p1m))
+      .scalar(scale, compute)
+      .count(n)
+      .launch(tiles(n, 32));
+}
+
+}  // namespace foo_cl::launch

@@ -1,0 +1,29 @@
+// The random-fill launcher: runs a kernels_cl/random/<op>.cl program over a foo tensor, taking the
+// Philox counters it consumes from a generator. Values follow the tensor's logical (row-major) index,
+// so a non-contiguous tensor gets the values a contiguous one of its shape would.
+#pragma once
+
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
+
+#include <optional>
+#include <string>
+
+namespace foo_cl::launch {
+
+// Fills `out` with the program `key` (random/uniform, random/normal, ...); s0 and s1 are the op's
+// parameters, passed as float (double for a float64 output). `bits` is 64 when an element needs
+// 64 random bits. `input`, when defined, is a tensor of out's shape whose values the op reads.
+void launch_random(const at::Tensor& out, const std::string& key, int bits, const std::optional<at::Generator>& gen,
+                   double s0, double s1, const at::Tensor& input = {});
+
+// Fills `out` with base + (random bits % range), from 32 random bits when range fits them and 64
+// otherwise; range 0 means all 2^64 values.
+void launch_random_integers(const at::Tensor& out, uint64_t range, int64_t base,
+                            const std::optional<at::Generator>& gen);
+
+// Inverted dropout: mask = Bernoulli(p1m) (bool), out = input * mask * scale; out and mask contiguous.
+void launch_dropout(const at::Tensor& out, const at::Tensor& mask, const at::Tensor& input, double p1m, double scale,
+                    const std::optional<at::Generator>& gen);
+
+}  // namespace foo_cl::launch
