@@ -1,11 +1,12 @@
 // Moving data: copy_ in every direction (host <-> foo, within a device, across devices) with dtype
-// conversion and any strides, fill_/zero_, and item(). Host transfers move dense byte ranges; layout
+// conversion and any strides, fill_/zero_, and item() (with _assert_async, which waits for it). Host transfers move dense byte ranges; layout
 // and dtype changes happen in a kernel on the device or in PyTorch's CPU copy on the host.
 #include "launch/Launch.h"
 #include "runtime/QueuePool.h"
 
 #include <ATen/TensorIterator.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/ops/_assert_async_native.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
 #include <c10/core/DeviceGuard.h>
@@ -198,6 +199,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("fill_.Tensor", fill_tensor_);
   m.impl("zero_", zero_);
   m.impl("_local_scalar_dense", local_scalar_dense);
+  m.impl("_assert_async", at::native::_assert_async_cpu);
+  m.impl("_assert_async.msg", at::native::_assert_async_msg_cpu);
 }
 
 }  // namespace foo_cl::aten

@@ -1,9 +1,12 @@
 // Random sampling: PyTorch's own random ops (argument checks, normal with tensor mean/std, bernoulli
-// out=) over foo kernels behind their dispatch stubs (kernels_cl/random/), and native dropout.
+// out=, multinomial without replacement) over foo kernels behind their dispatch stubs
+// (kernels_cl/random/), native dropout, and randperm (a sort of random keys).
 #include "launch/Random.h"
+#include "launch/Sort.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/TensorIterator.h>
+#include <ATen/native/TensorFactories.h>
 #include <ATen/native/UnaryOps.h>
 #include <ATen/ops/bernoulli_native.h>
 #include <ATen/ops/cauchy_native.h>
@@ -12,6 +15,7 @@
 #include <ATen/ops/exponential_native.h>
 #include <ATen/ops/geometric_native.h>
 #include <ATen/ops/log_normal_native.h>
+#include <ATen/ops/multinomial_native.h>
 #include <ATen/ops/native_dropout_backward_native.h>
 #include <ATen/ops/normal_native.h>
 #include <ATen/ops/ones_like.h>
@@ -100,6 +104,39 @@ void random_kernel(at::TensorIteratorBase& iter, Gen gen) {
   launch::launch_random_integers(iter.tensor(0), range, 0, gen);
 }
 
+// Sampling with replacement from each row of self (weights, 1-D or 2-D) into result [.., n_sample].
+void multinomial_with_replacement_kernel(Tensor& result, const Tensor& self, int64_t n_sample, Gen gen) {
+  const c10::DeviceGuard guard(self.device());
+  const Tensor weights = (self.dim() == 1 ? self.unsqueeze(0) : self).to(
+      self.scalar_type() == c10::kDouble ? c10::kDouble : c10::kFloat);
+  // NOTE: CPU's checks, each a wait for the device: bad weights must raise, not sample garbage.
+  TORCH_CHECK(!weights.lt(0).any().item<bool>(),
+              "invalid multinomial distribution (encountering probability entry < 0)");
+  TORCH_CHECK(weights.isfinite().all().item<bool>(),
+              "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+  const Tensor cdf = weights.cumsum(-1);
+  TORCH_CHECK(cdf.select(-1, -1).gt(0).all().item<bool>(), "invalid multinomial distribution (sum of probabilities <= 0)");
+  const Tensor out = result.dim() == 1 ? result.unsqueeze(0) : result;
+  launch::launch_multinomial(out, cdf, gen);
+}
+
+// A random permutation: the positions of n random 64-bit keys after a stable sort.
+Tensor& randperm_out(int64_t n, Gen gen, Tensor& result) {
+  TORCH_CHECK(n >= 0, "n must be non-negative, got", n);
+  TORCH_CHECK_NOT_IMPLEMENTED(result.scalar_type() != c10::kBool, "\"randperm\" not implemented for 'Bool'");
+  at::native::check_supported_max_int_with_precision(n, result);
+  result.resize_({n});
+  if (n == 0) return result;
+  const c10::DeviceGuard guard(result.device());
+  const Tensor keys = at::empty({1, n}, result.options().dtype(c10::kLong));
+  launch::launch_random_integers(keys, 0, 0, gen);
+  const Tensor sorted = at::empty_like(keys);
+  const Tensor positions = at::empty_like(keys);
+  launch::launch_sort_rows(keys, sorted, positions, false);
+  result.copy_(positions.view({n}));
+  return result;
+}
+
 // As CPU: dropout keeps each element with probability 1 - p and scales kept ones by 1 / (1 - p).
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {
   if (train.has_value() && !*train) {
@@ -148,6 +185,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("random_.from", static_cast<RandomFromTo>(at::native::random_));
   m.impl("random_.to", static_cast<RandomTo>(at::native::random_));
   m.impl("random_", static_cast<Random>(at::native::random_));
+  m.impl("multinomial", at::native::multinomial);
+  m.impl("multinomial.out", at::native::multinomial_out);
+  m.impl("randperm.generator_out", randperm_out);
   m.impl("native_dropout", native_dropout);
   m.impl("native_dropout_backward", at::native::native_dropout_backward);
 }
@@ -167,4 +207,5 @@ REGISTER_PRIVATEUSE1_DISPATCH(bernoulli_tensor_stub, &foo_cl::aten::bernoulli_te
 REGISTER_PRIVATEUSE1_DISPATCH(random_from_to_stub, &foo_cl::aten::random_from_to_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(random_full_64_bits_range_stub, &foo_cl::aten::random_full_64_bits_range_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(random_stub, &foo_cl::aten::random_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(multinomial_with_replacement_stub, &foo_cl::aten::multinomial_with_replacement_kernel)
 }  // namespace at::native

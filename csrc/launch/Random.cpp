@@ -100,4 +100,23 @@ void launch_dropout(const at::Tensor& out, const at::Tensor& mask, const at::Ten
       .launch(tiles(n, 32));
 }
 
+void launch_multinomial(const at::Tensor& out, const at::Tensor& cdf, const std::optional<at::Generator>& gen) {
+  TORCH_INTERNAL_ASSERT(out.is_contiguous() && cdf.is_contiguous() && out.dim() == 2 && cdf.dim() == 2);
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const c10::DeviceGuard guard(out.device());
+  const c10::DeviceIndex device = out.device().index();
+  const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * tiles(n, 32));
+  KernelCall(device, "random/multinomial", "multinomial_contig",
+             dtype_option("ACC", cdf.scalar_type()) + index_option(n))
+      .buffer(out.data_ptr())
+      .buffer(cdf.data_ptr())
+      .value(state.seed)
+      .value(state.offset)
+      .value(static_cast<uint64_t>(cdf.size(1)))
+      .value(static_cast<uint64_t>(out.size(1)))
+      .count(n)
+      .launch(tiles(n, 32));
+}
+
 }  // namespace foo_cl::launch

@@ -26,4 +26,8 @@ void launch_random_integers(const at::Tensor& out, uint64_t range, int64_t base,
 void launch_dropout(const at::Tensor& out, const at::Tensor& mask, const at::Tensor& input, double p1m, double scale,
                     const std::optional<at::Generator>& gen);
 
+// Samples with replacement: out [rows, samples] (int64) gets category indices drawn from each row
+// of `cdf` [rows, categories], the running sums of the weights (float or double).
+void launch_multinomial(const at::Tensor& out, const at::Tensor& cdf, const std::optional<at::Generator>& gen);
+
 }  // namespace foo_cl::launch
