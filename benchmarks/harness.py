@@ -23,7 +23,7 @@ Measure = Callable[[int], tuple[float, float]]  # repetitions -> (foo value, cpu
 WARMUP_CALLS = 2  # untimed calls first, so kernel compilation and first allocations are not timed
 
 # Throughput units, higher is better: value = work / seconds * scale (work in bytes, elements, ...).
-RATE_UNITS = {"GB/s": 1e-9, "GFLOP/s": 1e-9}
+RATE_UNITS = {"GB/s": 1e-9, "GFLOP/s": 1e-9, "Gsamples/s": 1e-9}
 # Time units, lower is better: value = seconds / work * scale (work = calls of the op per timed op).
 TIME_UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6}
 

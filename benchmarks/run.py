@@ -13,7 +13,7 @@ import torch
 
 import foo_cl  # noqa: F401  (registers torch.foo)
 from benchmarks import harness
-from benchmarks import elementwise, linalg, memory  # noqa: F401  (register their rows; import new modules here)
+from benchmarks import elementwise, linalg, memory, random_numbers  # noqa: F401  (register their rows; import new modules here)
 
 
 def positive_int(text: str) -> int:

@@ -109,13 +109,15 @@ void multinomial_with_replacement_kernel(Tensor& result, const Tensor& self, int
   const c10::DeviceGuard guard(self.device());
   const Tensor weights = (self.dim() == 1 ? self.unsqueeze(0) : self).to(
       self.scalar_type() == c10::kDouble ? c10::kDouble : c10::kFloat);
-  // NOTE: CPU's checks, each a wait for the device: bad weights must raise, not sample garbage.
-  TORCH_CHECK(!weights.lt(0).any().item<bool>(),
-              "invalid multinomial distribution (encountering probability entry < 0)");
-  TORCH_CHECK(weights.isfinite().all().item<bool>(),
-              "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
   const Tensor cdf = weights.cumsum(-1);
-  TORCH_CHECK(cdf.select(-1, -1).gt(0).all().item<bool>(), "invalid multinomial distribution (sum of probabilities <= 0)");
+  // NOTE: CPU's checks: bad weights must raise, not sample garbage. One wait for the device reads
+  // all three as bits of one number.
+  const int64_t bad = weights.lt(0).any().to(c10::kLong).add_(weights.isfinite().all().logical_not(), 2)
+                          .add_(cdf.select(-1, -1).le(0).any(), 4)
+                          .item<int64_t>();
+  TORCH_CHECK(!(bad & 1), "invalid multinomial distribution (encountering probability entry < 0)");
+  TORCH_CHECK(!(bad & 2), "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+  TORCH_CHECK(!(bad & 4), "invalid multinomial distribution (sum of probabilities <= 0)");
   const Tensor out = result.dim() == 1 ? result.unsqueeze(0) : result;
   launch::launch_multinomial(out, cdf, gen);
 }
