@@ -49,9 +49,14 @@ at::Tensor& relu_(at::Tensor& self) {
   return at::clamp_min_(self, 0);
 }
 
+// As CPU: integer tensors clamp to integer bounds, so the result keeps their dtype.
 at::Tensor& hardtanh_out(const at::Tensor& self, const at::Scalar& min, const at::Scalar& max, at::Tensor& out) {
   TORCH_CHECK(self.scalar_type() != at::kBool, "Bool inputs not supported for hardtanh");
-  return at::clamp_out(out, self, min, max);
+  if (!at::isIntegralType(self.scalar_type(), /*includeBool=*/false)) return at::clamp_out(out, self, min, max);
+  const int64_t low = min.toLong(), high = max.toLong();
+  TORCH_CHECK(self.scalar_type() != at::kByte || (low >= 0 && high >= 0),
+              "cannot do hardtanh on an unsigned type with negative limits");
+  return at::clamp_out(out, self, low, high);
 }
 
 at::Tensor hardtanh(const at::Tensor& self, const at::Scalar& min, const at::Scalar& max) {

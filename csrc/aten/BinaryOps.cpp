@@ -134,8 +134,22 @@ at::Tensor& floor_divide_inplace(at::Tensor& self, const at::Tensor& other) {
   return floor_divide_into(self, other, self);
 }
 
-// pow with a scalar exponent, with CPU's shortcuts for 0 and 1.
+// pow with a scalar exponent, with CPU's shortcuts (fill for 0, copy for 1, sqrt, rsqrt and
+// reciprocal for 0.5, -0.5 and -1, products for 2, 3 and -2), whose results differ from pow's in
+// the last ulp and in the sign of zero.
 using PowTensorScalar = at::meta::structured_pow_Tensor_Scalar;
+
+const char* pow_shortcut(c10::ScalarType dtype, const at::Scalar& exponent) {
+  const bool floating = dtype == at::kFloat || dtype == at::kDouble || dtype == at::kBFloat16;
+  if (!floating) return nullptr;
+  if (exponent.equal(0.5)) return "unary/sqrt";
+  if (exponent.equal(-0.5)) return "unary/rsqrt";
+  if (exponent.equal(-1.0)) return "unary/reciprocal";
+  if (exponent.equal(2.0)) return "unary/square";
+  if (exponent.equal(3.0)) return "unary/cube";
+  if (exponent.equal(-2.0)) return "unary/reciprocal_square";
+  return nullptr;
+}
 
 void pow_tensor_scalar_kernel(PowTensorScalar& iter, ScalarRef exponent) {
   const at::Tensor& out = iter.maybe_get_output(0);
@@ -143,6 +157,13 @@ void pow_tensor_scalar_kernel(PowTensorScalar& iter, ScalarRef exponent) {
     out.fill_(1);
   } else if (exponent.equal(1.0) || exponent.equal(true)) {
     out.copy_(iter.tensor(1));
+  } else if (const char* shortcut = pow_shortcut(iter.common_dtype(), exponent)) {
+    launch::launch_pointwise(iter, shortcut);
+  } else if (iter.common_dtype() == at::kHalf) {
+    // As CPU: a float16 or bfloat16 power rounds its exponent to that dtype (raising if it overflows).
+    launch::launch_pointwise(iter, "unary/pow", {exponent.to<at::Half>()});
+  } else if (iter.common_dtype() == at::kBFloat16) {
+    launch::launch_pointwise(iter, "unary/pow", {exponent.to<at::BFloat16>()});
   } else {
     launch::launch_pointwise(iter, "unary/pow", {exponent});
   }
@@ -162,6 +183,19 @@ at::Tensor& logical_out(const at::Tensor& self, const at::Tensor& other, at::Ten
   auto iter = at::TensorIterator::comparison_op(out, self, other);
   launch::launch_pointwise(iter, Key);
   return out;
+}
+
+// The result lives on the foo operand's device, also when `self` is a 0-dim CPU tensor.
+template <const char* Key>
+at::Tensor logical(const at::Tensor& self, const at::Tensor& other) {
+  const at::Tensor& on_foo = self.device().type() == c10::DeviceType::PrivateUse1 ? self : other;
+  at::Tensor out = at::empty({0}, on_foo.options().dtype(at::kBool));
+  return logical_out<Key>(self, other, out);
+}
+
+template <const char* Key>
+at::Tensor& logical_(at::Tensor& self, const at::Tensor& other) {
+  return logical_out<Key>(self, other, self);
 }
 
 constexpr char kLogicalAnd[] = "binary/logical_and";
@@ -237,8 +271,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   FOO_COMPARISON(m, le);
   FOO_COMPARISON(m, gt);
   FOO_COMPARISON(m, ge);
+  m.impl("logical_and", logical<kLogicalAnd>);
+  m.impl("logical_and_", logical_<kLogicalAnd>);
   m.impl("logical_and.out", logical_out<kLogicalAnd>);
+  m.impl("logical_or", logical<kLogicalOr>);
+  m.impl("logical_or_", logical_<kLogicalOr>);
   m.impl("logical_or.out", logical_out<kLogicalOr>);
+  m.impl("logical_xor", logical<kLogicalXor>);
+  m.impl("logical_xor_", logical_<kLogicalXor>);
   m.impl("logical_xor.out", logical_out<kLogicalXor>);
 
   register_structured<at::meta::structured_bitwise_and_Tensor, TensorRef>(

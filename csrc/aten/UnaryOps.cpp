@@ -76,11 +76,12 @@ at::Tensor& nan_to_num_out(const at::Tensor& self, std::optional<double> nan, st
                            std::optional<double> neginf, at::Tensor& out) {
   TORCH_CHECK(self.scalar_type() == out.scalar_type(), "nan_to_num: dtype of out: ", out.scalar_type(),
               " should be same as input: ", self.scalar_type());
-  auto iter = at::TensorIterator::unary_op(out, self);
+  // As CPU: integers have no NaN or infinity, so this is a copy (none at all in place).
   if (!c10::isFloatingType(self.scalar_type())) {
-    launch::launch_pointwise(iter, "unary/nan_to_num");
-    return out;
+    at::native::resize_output(out, self.sizes());
+    return out.copy_(self);
   }
+  auto iter = at::TensorIterator::unary_op(out, self);
   // The replacements of infinities default to the largest finite values of self's dtype.
   double largest = 0;
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, self.scalar_type(), "nan_to_num", [&] {

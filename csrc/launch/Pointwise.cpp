@@ -7,17 +7,26 @@
 #include <ATen/TensorIterator.h>
 #include <ATen/core/Tensor.h>
 #include <c10/core/DeviceGuard.h>
+#include <c10/util/TypeCast.h>
 
 #include <array>
 
 namespace foo_cl::launch {
 namespace {
 
-// A CPU scalar operand read straight from its memory (no dispatch through item()).
-c10::Scalar cpu_scalar(const at::TensorIteratorBase& iter, int arg) {
+// A CPU scalar operand read straight from its memory (no dispatch through item()), first converted
+// to the iterator's common dtype as CPU PyTorch converts it (1e5 becomes inf for float16).
+// NOTE: CPU's mul and div kernels read a float16/bfloat16 right-hand scalar before that rounding.
+c10::Scalar cpu_scalar(const at::TensorIteratorBase& iter, int arg, const std::string& key) {
   const void* data = iter.data_ptr(arg);
-  return AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, iter.dtype(arg), "cpu_scalar",
-                                    [&] { return c10::Scalar(*static_cast<const scalar_t*>(data)); });
+  const c10::ScalarType stored = iter.dtype(arg);
+  c10::ScalarType type = iter.maybe_common_dtype().value_or(stored);
+  const bool unrounded = arg == 2 && at::isReducedFloatingType(type) &&
+                         (key == "binary/mul" || key == "binary/div" || key == "binary/div_trunc" ||
+                          key == "binary/div_floor");
+  if (unrounded) type = stored;
+  return AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, type, "cpu_scalar",
+                                    [&] { return c10::Scalar(c10::fetch_and_cast<scalar_t>(stored, data)); });
 }
 
 // Half and bfloat16 compute in float; every other dtype in itself.
@@ -71,7 +80,7 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
     for (int k = 1; k <= iter.ninputs(); ++k) {
       if (iter.is_cpu_scalar(k)) {
         call.buffer(out);  // NOTE: unused by the kernel; any valid buffer fills the slot
-        call.scalar(cpu_scalar(iter, k), compute);
+        call.scalar(cpu_scalar(iter, k, key), compute);
       } else {
         call.buffer(static_cast<char*>(iter.data_ptr(k)) + offsets[k]);
         call.scalar(0, compute);
