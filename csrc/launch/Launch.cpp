@@ -130,9 +130,17 @@ void KernelCall::launch(int64_t n) {
   if (n <= 0) return;
   const runtime::DeviceInfo& info = runtime::device_info(device_);
   // Kernels loop over their elements with a grid stride, so the grid only has to fill the device.
-  const size_t local = std::min<size_t>(256, info.max_work_group_size);
+  size_t local = std::min<size_t>(256, info.max_work_group_size);
+  size_t per_item = 1;
+  if (info.type & CL_DEVICE_TYPE_CPU) {
+    // NOTE: a CPU runtime runs a work-group's items as one loop, and starting a work-group costs
+    // more than a few elements' work: small launches take one small group.
+    per_item = 16;
+    if (static_cast<size_t>(n) <= local * per_item) local = std::min<size_t>(64, local);
+  }
   const size_t max_groups = static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64;
-  const size_t groups = std::min<size_t>((static_cast<size_t>(n) + local - 1) / local, max_groups);
+  const size_t groups =
+      std::min<size_t>((static_cast<size_t>(n) + local * per_item - 1) / (local * per_item), max_groups);
   launch_groups(groups, local);
 }
 
