@@ -29,6 +29,8 @@ __all__ = [
     "device_of",
     "empty_cache",
     "fallback_counts",
+    "get_amp_supported_dtype",
+    "get_autocast_dtype",
     "get_device_name",
     "get_device_properties",
     "get_fallback_mode",
@@ -36,7 +38,9 @@ __all__ = [
     "get_rng_state_all",
     "init",
     "initial_seed",
+    "is_autocast_enabled",
     "is_available",
+    "is_bf16_supported",
     "is_initialized",
     "kernel_cache_dir",
     "manual_seed",
@@ -52,6 +56,8 @@ __all__ = [
     "reset_peak_memory_stats",
     "seed",
     "seed_all",
+    "set_autocast_dtype",
+    "set_autocast_enabled",
     "set_device",
     "set_fallback_mode",
     "set_rng_state",
@@ -319,6 +325,39 @@ def seed_all() -> None:
 def initial_seed() -> int:
     """The seed of the current foo device's generator."""
     return _default_generator(None).initial_seed()
+
+
+# ---- automatic mixed precision -----------------------------------------------------------------
+
+
+def get_amp_supported_dtype() -> list[torch.dtype]:
+    """The dtypes torch.autocast("foo") can compute in: float16 and bfloat16 (computed in float32)."""
+    return [torch.float16, torch.bfloat16]
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """True: foo stores bfloat16 and computes it in float32 on every device."""
+    return True
+
+
+def is_autocast_enabled() -> bool:
+    """True inside torch.autocast("foo")."""
+    return torch.is_autocast_enabled("foo")
+
+
+def set_autocast_enabled(enabled: bool) -> None:
+    """Turns autocast for foo on or off (torch.autocast("foo") does this for a block)."""
+    torch.set_autocast_enabled("foo", enabled)
+
+
+def get_autocast_dtype() -> torch.dtype:
+    """The lower-precision dtype autocast uses on foo (float16 unless set)."""
+    return torch.get_autocast_dtype("foo")
+
+
+def set_autocast_dtype(dtype: torch.dtype) -> None:
+    """Sets the lower-precision dtype autocast uses on foo."""
+    torch.set_autocast_dtype("foo", dtype)
 
 
 # ---- foo-cl's own controls --------------------------------------------------------------------

@@ -1,0 +1,59 @@
+// im2col and col2im launches.
+#include "launch/Conv.h"
+
+#include "launch/Launch.h"
+
+#include <c10/core/DeviceGuard.h>
+
+namespace foo_cl::launch {
+namespace {
+
+// foo_conv_shape of kernels_cl/conv.clh.
+struct ConvShape {
+  int64_t channels, height, width;
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+  int64_t out_h, out_w;
+};
+
+ConvShape conv_shape(const at::Tensor& images, const ConvWindow& w) {
+  const int64_t h = images.size(2), wd = images.size(3);
+  return {images.size(1), h, wd, w.kh, w.kw, w.sh, w.sw, w.ph, w.pw, w.dh, w.dw,
+          conv_out_size(h, w.kh, w.sh, w.ph, w.dh), conv_out_size(wd, w.kw, w.sw, w.pw, w.dw)};
+}
+
+}  // namespace
+
+int64_t conv_out_size(int64_t size, int64_t k, int64_t stride, int64_t pad, int64_t dilation) {
+  return (size + 2 * pad - dilation * (k - 1) - 1) / stride + 1;
+}
+
+void launch_im2col(const at::Tensor& images, const at::Tensor& cols, const ConvWindow& window) {
+  TORCH_INTERNAL_ASSERT(images.dim() == 4 && images.is_contiguous() && cols.is_contiguous());
+  const int64_t n = cols.numel();
+  if (n == 0) return;
+  const c10::DeviceGuard guard(images.device());
+  const std::string options =
+      std::string("-DDT=") + bits_dtype_name(images.scalar_type()) + " " + index_option(n);
+  KernelCall(images.device().index(), "conv/im2col", "im2col_contig", options)
+      .buffer(images.const_data_ptr())
+      .buffer(cols.data_ptr())
+      .value(conv_shape(images, window))
+      .count(n)
+      .launch(n);
+}
+
+void launch_col2im(const at::Tensor& cols, const at::Tensor& images, const ConvWindow& window) {
+  TORCH_INTERNAL_ASSERT(images.dim() == 4 && images.is_contiguous() && cols.is_contiguous());
+  const int64_t n = images.numel();
+  if (n == 0) return;
+  const c10::DeviceGuard guard(images.device());
+  KernelCall(images.device().index(), "conv/col2im", "col2im_contig",
+             dtype_option("DT", images.scalar_type()) + index_option(n))
+      .buffer(cols.const_data_ptr())
+      .buffer(images.data_ptr())
+      .value(conv_shape(images, window))
+      .count(n)
+      .launch(n);
+}
+
+}  // namespace foo_cl::launch

@@ -1,0 +1,21 @@
+// The column-matrix launchers 2-d convolutions are built on (kernels_cl/conv/): im2col writes,
+// for contiguous images [n, channels, height, width], the matrices [n, channels * kh * kw,
+// out_h * out_w] whose product with the weights is the convolution; col2im sums such matrices back
+// into images (the adjoint, for input gradients and transposed convolutions).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+namespace foo_cl::launch {
+
+struct ConvWindow {
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+};
+
+// Output positions along one dim: floor((size + 2 * pad - dilation * (k - 1) - 1) / stride) + 1.
+int64_t conv_out_size(int64_t size, int64_t k, int64_t stride, int64_t pad, int64_t dilation);
+
+void launch_im2col(const at::Tensor& images, const at::Tensor& cols, const ConvWindow& window);
+void launch_col2im(const at::Tensor& cols, const at::Tensor& images, const ConvWindow& window);
+
+}  // namespace foo_cl::launch
