@@ -29,31 +29,32 @@ int64_t conv_out_size(int64_t size, int64_t k, int64_t stride, int64_t pad, int6
 
 void launch_im2col(const at::Tensor& images, const at::Tensor& cols, const ConvWindow& window) {
   TORCH_INTERNAL_ASSERT(images.dim() == 4 && images.is_contiguous() && cols.is_contiguous());
-  const int64_t n = cols.numel();
-  if (n == 0) return;
+  if (cols.numel() == 0) return;
   const c10::DeviceGuard guard(images.device());
+  const ConvShape shape = conv_shape(images, window);
+  const int64_t rows = cols.numel() / shape.out_w;  // one work-item per column-matrix row segment
   const std::string options =
-      std::string("-DDT=") + bits_dtype_name(images.scalar_type()) + " " + index_option(n);
+      std::string("-DDT=") + bits_dtype_name(images.scalar_type()) + " " + index_option(rows);
   KernelCall(images.device().index(), "conv/im2col", "im2col_contig", options)
       .buffer(images.const_data_ptr())
       .buffer(cols.data_ptr())
-      .value(conv_shape(images, window))
-      .count(n)
-      .launch(n);
+      .value(shape)
+      .count(rows)
+      .launch(rows);
 }
 
 void launch_col2im(const at::Tensor& cols, const at::Tensor& images, const ConvWindow& window) {
   TORCH_INTERNAL_ASSERT(images.dim() == 4 && images.is_contiguous() && cols.is_contiguous());
-  const int64_t n = images.numel();
-  if (n == 0) return;
+  if (images.numel() == 0) return;
   const c10::DeviceGuard guard(images.device());
+  const int64_t rows = images.numel() / images.size(3);  // one work-item per image row
   KernelCall(images.device().index(), "conv/col2im", "col2im_contig",
-             dtype_option("DT", images.scalar_type()) + index_option(n))
+             dtype_option("DT", images.scalar_type()) + index_option(rows))
       .buffer(cols.const_data_ptr())
       .buffer(images.data_ptr())
       .value(conv_shape(images, window))
-      .count(n)
-      .launch(n);
+      .count(rows)
+      .launch(rows);
 }
 
 }  // namespace foo_cl::launch

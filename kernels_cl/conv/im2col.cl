@@ -1,5 +1,7 @@
-// conv/im2col: writes the column matrices of a batch of images (conv.clh). Only moves values, so
-// DT is the unsigned-size dtype of the element size. Build options: DT, INDEX_T.
+// conv/im2col: writes the column matrices of a batch of images (conv.clh). A work-item writes one
+// column-matrix row segment: one (image, channel, tap, output row), over every output column.
+// Only moves values, so DT is the unsigned-size dtype of the element size. Build options: DT,
+// INDEX_T.
 #define NOPERANDS 1
 #include "common.clh"
 #include "conv.clh"
@@ -7,21 +9,25 @@
 typedef FOO_STORAGE(DT) st;
 
 __kernel void im2col_contig(__global const char* image, ulong image_offset, __global char* cols, ulong cols_offset,
-                            foo_conv_shape s, INDEX_T n) {
+                            foo_conv_shape s, INDEX_T rows) {
   __global const st* in = FOO_PTR(const st, image, image_offset);
   __global st* out = FOO_PTR(st, cols, cols_offset);
-  FOO_GRID_LOOP(g, n) {
-    ulong rest = g;
-    const long x = rest % s.out_w;
-    rest /= s.out_w;
-    const long y = rest % s.out_h;
-    rest /= s.out_h;
-    const long j = rest % s.kw;
-    rest /= s.kw;
-    const long i = rest % s.kh;
-    const ulong plane = rest / s.kh;  // image * channels + channel
-    const long h = y * s.sh - s.ph + i * s.dh, w = x * s.sw - s.pw + j * s.dw;
-    const bool inside = h >= 0 && h < s.height && w >= 0 && w < s.width;
-    out[g] = inside ? in[(plane * s.height + h) * s.width + w] : (st)0;
+  const int out_w = (int)s.out_w, out_h = (int)s.out_h, kw = (int)s.kw, kh = (int)s.kh;
+  const int width = (int)s.width, height = (int)s.height;
+  FOO_GRID_LOOP(r, rows) {
+    const int y = (int)(r % out_h);
+    const ulong tap_plane = r / out_h;  // (image * channels + channel) * kh * kw + i * kw + j
+    const int j = (int)(tap_plane % kw);
+    const int i = (int)((tap_plane / kw) % kh);
+    const ulong plane = tap_plane / (kw * kh);
+    const int h = y * (int)s.sh - (int)s.ph + i * (int)s.dh;
+    __global st* dst = out + (ulong)r * out_w;
+    if (h < 0 || h >= height) {
+      for (int x = 0; x < out_w; ++x) dst[x] = (st)0;
+      continue;
+    }
+    __global const st* src = in + (plane * height + h) * width;
+    int w = j * (int)s.dw - (int)s.pw;
+    for (int x = 0; x < out_w; ++x, w += (int)s.sw) dst[x] = w >= 0 && w < width ? src[w] : (st)0;
   }
 }
