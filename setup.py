@@ -20,7 +20,7 @@ def embed_kernel_sources() -> None:
             continue
         text = path.read_text()
         delimiter = "FOO_CL_SRC"
-        assert f"){delimiter}\"" not in text, f"{path} contains the raw-string delimiter"
+        assert f'){delimiter}"' not in text, f"{path} contains the raw-string delimiter"
         name = path.relative_to(ROOT / "kernels_cl").as_posix()
         entries.append(f'    {{"{name}", R"{delimiter}({text}){delimiter}"}},')
     body = "\n".join(

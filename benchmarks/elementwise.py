@@ -65,17 +65,23 @@ def small_add(device: str) -> Op:
     return run
 
 
-def _family(name: str, size: str, work: int, make: "callable") -> None:
+def _family(name: str, size: str, work: int, make: callable) -> None:
     benchmark(name, size=size, unit="GB/s", work=work)(make)
 
 
 def _unary_rows() -> None:
     for name, fn in [("tanh", torch.tanh), ("sigmoid", torch.sigmoid), ("gelu", F.gelu), ("erfinv", torch.erfinv)]:
-        _family(f"unary {name}", "16M float32", 2 * 4 * N16M, lambda device, fn=fn: (lambda x=_rand((N16M,), device): lambda: fn(x))())
+
+        def make(device: str, fn=fn) -> Op:
+            x = _rand((N16M,), device)
+            return lambda: fn(x)
+
+        _family(f"unary {name}", "16M float32", 2 * 4 * N16M, make)
 
 
 def _binary_rows() -> None:
     for name, fn in [("mul", torch.mul), ("maximum", torch.maximum), ("gt", torch.gt), ("pow", torch.pow)]:
+
         def make(device: str, fn=fn) -> Op:
             x, y = _rand((N16M,), device), _rand((N16M,), device)
             return lambda: fn(x, y)

@@ -11,8 +11,8 @@ import statistics
 import sys
 import time
 import traceback
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional, Sequence
 
 import torch
 
@@ -52,10 +52,10 @@ class Row:
     name: str
     size: str
     unit: str
-    foo: Optional[float]
-    cpu: Optional[float]
-    ratio: Optional[float]
-    error: Optional[str] = None
+    foo: float | None
+    cpu: float | None
+    ratio: float | None
+    error: str | None = None
     note: str = ""
 
 
@@ -141,7 +141,7 @@ def matches(name: str, pattern: str) -> bool:
         return False
 
 
-def select(benchmarks: Iterable[Benchmark], patterns: Optional[Sequence[str]]) -> list[Benchmark]:
+def select(benchmarks: Iterable[Benchmark], patterns: Sequence[str] | None) -> list[Benchmark]:
     """The benchmarks whose name matches any of the patterns (all of them without patterns)."""
     return [b for b in benchmarks if not patterns or any(matches(b.name, p) for p in patterns)]
 
@@ -157,7 +157,7 @@ def run_one(bench: Benchmark, repeat: int) -> Row:
     return Row(bench.name, bench.size, bench.unit, foo, cpu, ratio(foo, cpu, bench.unit), note=bench.note)
 
 
-def run_all(benchmarks: Sequence[Benchmark], repeat: Optional[int] = None) -> list[Row]:
+def run_all(benchmarks: Sequence[Benchmark], repeat: int | None = None) -> list[Row]:
     """Runs the rows in order with a progress line on stderr; `repeat` overrides each row's default."""
     rows = []
     for index, bench in enumerate(benchmarks, 1):
@@ -173,22 +173,21 @@ JSON_KEYS = ("name", "size", "unit", "foo", "cpu", "ratio")
 FOOTNOTE = "foo/cpu > 1 means foo is faster: foo/cpu for rate rows (GB/s, GFLOP/s), cpu/foo for time rows (us, ms)."
 
 
-def format_value(value: Optional[float], unit: str) -> str:
+def format_value(value: float | None, unit: str) -> str:
     if value is None:
         return "failed"
     digits = 0 if abs(value) >= 1000 else 1 if abs(value) >= 10 else 2
     return f"{value:,.{digits}f} {unit}"
 
 
-def format_ratio(value: Optional[float]) -> str:
+def format_ratio(value: float | None) -> str:
     return "failed" if value is None else f"{value:.2f}x"
 
 
 def format_table(rows: Sequence[Row]) -> str:
     """A plain-text table: text columns left-aligned, measured columns right-aligned."""
     cells = [HEADER] + [
-        (r.name, r.size, format_value(r.foo, r.unit), format_value(r.cpu, r.unit), format_ratio(r.ratio))
-        for r in rows
+        (r.name, r.size, format_value(r.foo, r.unit), format_value(r.cpu, r.unit), format_ratio(r.ratio)) for r in rows
     ]
     widths = [max(len(row[col]) for row in cells) for col in range(len(HEADER))]
 

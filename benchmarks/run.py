@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import torch
 
 import foo_cl  # noqa: F401  (registers torch.foo)
-from benchmarks import harness
-from benchmarks import elementwise, linalg, memory, random_numbers  # noqa: F401  (register their rows; import new modules here)
+from benchmarks import elementwise, harness, linalg, memory, random_numbers  # noqa: F401  (register their rows; import new modules here)
 
 
 def positive_int(text: str) -> int:
@@ -23,7 +22,7 @@ def positive_int(text: str) -> int:
     return value
 
 
-def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.run",
         description="Times each benchmark on foo and on the CPU and prints the comparison table.",
@@ -53,7 +52,7 @@ def describe_setup() -> str:
     )
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if not torch.foo.is_available():
         print(

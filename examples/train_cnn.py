@@ -8,8 +8,8 @@ import argparse
 import copy
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
+from torch import nn
 
 import foo_cl  # noqa: F401  (registers the "foo" device)
 
@@ -32,7 +32,9 @@ class SmallCNN(nn.Module):
 
 def synthetic_batches(steps: int, batch: int = 16, seed: int = 0) -> list[tuple[torch.Tensor, torch.Tensor]]:
     g = torch.Generator().manual_seed(seed)
-    return [(torch.randn(batch, 3, 32, 32, generator=g), torch.randint(0, 10, (batch,), generator=g)) for _ in range(steps)]
+    return [
+        (torch.randn(batch, 3, 32, 32, generator=g), torch.randint(0, 10, (batch,), generator=g)) for _ in range(steps)
+    ]
 
 
 def train(model: nn.Module, device: str, batches, amp: bool = False) -> list[float]:

@@ -8,8 +8,10 @@ PyTorch's PrivateUse1 backend to "foo", registers ``torch.foo`` and generates ``
 
 import torch
 
-from foo_cl import _C  # noqa: F401  (registers the runtime and the kernels)
-from foo_cl import device_module
+from foo_cl import (
+    _C,  # noqa: F401  (registers the runtime and the kernels)
+    device_module,
+)
 
 __version__ = "0.1.0"
 

@@ -1,12 +1,10 @@
 """Device-argument parsing shared by torch.foo and torch.serialization."""
 
-from typing import Optional, Union
-
 import torch
 
 from foo_cl import _C
 
-DeviceLike = Union[int, str, torch.device, None]
+DeviceLike = int | str | torch.device | None
 
 
 def _get_device_index(device: DeviceLike, optional: bool = False) -> int:
@@ -24,7 +22,7 @@ def _get_device_index(device: DeviceLike, optional: bool = False) -> int:
     return int(device)
 
 
-def _checked_index(device: DeviceLike) -> Optional[int]:
+def _checked_index(device: DeviceLike) -> int | None:
     index = _get_device_index(device, optional=True)
     _C._check_device(index)
     return index

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import contextlib
 from collections import OrderedDict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any
 
 import torch
 
@@ -22,7 +23,6 @@ __all__ = [
     "clear_kernel_cache",
     "current_device",
     "current_stream",
-    "default_generators",
     "default_stream",
     "device",
     "device_count",
@@ -120,7 +120,7 @@ class device:
         if self.prev_idx != self.idx:
             set_device(self.idx)
 
-    def __exit__(self, *args: Any) -> None:
+    def __exit__(self, *args: object) -> None:
         if self.idx != -1 and self.prev_idx != self.idx:
             set_device(self.prev_idx)
 
@@ -173,12 +173,12 @@ def _torch_device(device: DeviceLike) -> torch.device:
 
 # NOTE: Stream and Event return plain torch.Stream/torch.Event: PyTorch's C++ methods (elapsed_time,
 # wait_stream, ...) reject subclasses of them.
-def Stream(device: DeviceLike = None, priority: int = 0) -> torch.Stream:  # noqa: N802
+def Stream(device: DeviceLike = None, priority: int = 0) -> torch.Stream:
     """A new stream (an in-order OpenCL command queue) on a foo device."""
     return torch.Stream(device=_torch_device(device), priority=priority)
 
 
-def Event(enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> torch.Event:  # noqa: N802
+def Event(enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> torch.Event:
     """A new event on the current foo device: record, wait, query, synchronize, elapsed_time."""
     return torch.Event(
         device=_torch_device(None), enable_timing=enable_timing, blocking=blocking, interprocess=interprocess
@@ -202,7 +202,7 @@ def set_stream(stream: torch.Stream) -> None:
 
 
 @contextlib.contextmanager
-def stream(stream: Optional[torch.Stream]) -> Iterator[None]:
+def stream(stream: torch.Stream | None) -> Iterator[None]:
     """Context manager that makes ``stream`` current (and its device current), restoring both on exit."""
     if stream is None:
         yield

@@ -10,19 +10,19 @@ import os
 os.environ.setdefault("POCL_DEVICES", "pthread pthread")
 os.environ.setdefault("FOO_CL_FALLBACK", "silent")
 
-import json  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import textwrap  # noqa: E402
-from collections.abc import Callable, Iterator, Mapping  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import NamedTuple, TypeVar  # noqa: E402
+import json
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import NamedTuple, TypeVar
 
-import pytest  # noqa: E402
-import torch  # noqa: E402
-from torch.utils._pytree import tree_flatten, tree_map  # noqa: E402
+import pytest
+import torch
+from torch.utils._pytree import tree_flatten, tree_map
 
-import foo_cl  # noqa: E402, F401
+import foo_cl  # noqa: F401
 
 FLOAT_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 DTYPES = [*FLOAT_DTYPES, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.bool]
@@ -221,6 +221,7 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         timeout=120,
+        check=False,
     )
 
 

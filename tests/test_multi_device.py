@@ -103,9 +103,8 @@ def test_device_context_manager_switches_and_restores():
 
 
 def test_device_context_manager_restores_after_an_exception():
-    with pytest.raises(KeyError):
-        with torch.foo.device(1):
-            raise KeyError
+    with pytest.raises(KeyError), torch.foo.device(1):
+        raise KeyError
     assert torch.foo.current_device() == 0
 
 

@@ -815,9 +815,6 @@ def test_multinomial_out():
     assert_exact(out.cpu(), torch.multinomial(weights, 5, replacement=True, generator=gen(31)).cpu())
 
 
-@pytest.mark.xfail(
-    reason="multinomial with replacement into a non-contiguous out= trips an internal assert", strict=True
-)
 def test_multinomial_into_non_contiguous_out_matches_cpu():
     outcome = run_like_cpu(
         lambda: torch.multinomial(torch.ones(3, 5), 4, True, out=torch.empty(4, 3, dtype=torch.long).t()),
@@ -1062,20 +1059,13 @@ def test_transformer_encoder_layer_trains_with_native_dropout(transformer_report
     assert transformer_report["other_seed_equal"] is False
     assert transformer_report["grads_finite"] is True
     assert transformer_report["eval_ignores_seed"] is True
-    # NOTE: layer_norm has no foo kernel: its forward falls back as native_batch_norm, its backward as itself.
-    assert set(transformer_report["fallbacks"]) <= {"aten::native_batch_norm", "aten::native_layer_norm_backward"}
 
 
-@pytest.mark.xfail(reason="layer_norm (forward and backward) has no foo kernel and runs on the CPU", strict=True)
 def test_transformer_encoder_layer_trains_without_fallback(transformer_report):
     assert transformer_report["fallbacks"] == []
 
 
 # ---- bad arguments --------------------------------------------------------------------------------------
-
-
-def xfail(reason: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(reason=reason, strict=True)
 
 
 def ones(*shape: int, device: torch.device | str, dtype: torch.dtype = torch.float32) -> Tensor:
@@ -1137,39 +1127,18 @@ BAD_CALLS = {
     "topk_k_above_size": lambda d: torch.topk(ones(3, device=d), 4),
     "topk_negative_k": lambda d: torch.topk(ones(3, device=d), -1),
     "sort_dim_out_of_range": lambda d: torch.sort(ones(3, device=d), dim=1),
-}
-
-NOT_FLOATING = "on an integer tensor the CPU raises (the distribution is continuous); foo fills it"
-KNOWN_BAD_CALLS = {
-    "normal__int32": (lambda d: ones(3, device=d, dtype=torch.int32).normal_(), NOT_FLOATING),
-    "exponential_int32": (lambda d: ones(3, device=d, dtype=torch.int32).exponential_(), NOT_FLOATING),
-    "log_normal_int64": (lambda d: ones(3, device=d, dtype=torch.int64).log_normal_(), NOT_FLOATING),
-    "geometric_bool": (
-        lambda d: ones(3, device=d, dtype=torch.bool).geometric_(0.5),
-        "geometric_ of a bool tensor: the CPU raises NotImplementedError, foo fills it",
+    "normal__int32": lambda d: ones(3, device=d, dtype=torch.int32).normal_(),
+    "exponential_int32": lambda d: ones(3, device=d, dtype=torch.int32).exponential_(),
+    "log_normal_int64": lambda d: ones(3, device=d, dtype=torch.int64).log_normal_(),
+    "geometric_bool": lambda d: ones(3, device=d, dtype=torch.bool).geometric_(0.5),
+    "bernoulli_integer_p": lambda d: ones(3, device=d, dtype=torch.int8).bernoulli_(
+        ones(3, device=d, dtype=torch.int64)
     ),
-    "bernoulli_integer_p": (
-        lambda d: ones(3, device=d, dtype=torch.int8).bernoulli_(ones(3, device=d, dtype=torch.int64)),
-        "bernoulli_ with an integer p tensor: the CPU raises NotImplementedError, foo converts p",
-    ),
-    "dropout_int32": (
-        lambda d: F.dropout(ones(SMALL, device=d, dtype=torch.int32), 0.5),
-        "dropout of an integer tensor: the CPU raises; foo returns garbage (the float scale's bits read as an int)",
-    ),
-    "native_dropout_int64": (
-        lambda d: torch.native_dropout(ones(SMALL, device=d, dtype=torch.int64), 0.5, True),
-        "native_dropout of an integer tensor: the CPU raises; foo returns garbage",
-    ),
+    "dropout_int32": lambda d: F.dropout(ones(SMALL, device=d, dtype=torch.int32), 0.5),
+    "native_dropout_int64": lambda d: torch.native_dropout(ones(SMALL, device=d, dtype=torch.int64), 0.5, True),
 }
 
 
-@pytest.mark.parametrize(
-    "call",
-    [
-        *BAD_CALLS.values(),
-        *(pytest.param(call, marks=xfail(reason)) for call, reason in KNOWN_BAD_CALLS.values()),
-    ],
-    ids=[*BAD_CALLS, *KNOWN_BAD_CALLS],
-)
+@pytest.mark.parametrize("call", BAD_CALLS.values(), ids=BAD_CALLS.keys())
 def test_bad_arguments_raise_like_cpu(call):
     assert run_like_cpu(lambda: call("cpu"), lambda: call(FOO)) is None

@@ -26,9 +26,8 @@ def test_stream_context_sets_and_restores_the_current_stream():
 def test_stream_context_restores_the_stream_after_an_exception():
     s = torch.foo.Stream()
     previous = torch.foo.current_stream()
-    with pytest.raises(KeyError):
-        with torch.foo.stream(s):
-            raise KeyError
+    with pytest.raises(KeyError), torch.foo.stream(s):
+        raise KeyError
     assert torch.foo.current_stream() == previous
 
 

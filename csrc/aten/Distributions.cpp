@@ -38,6 +38,12 @@ int float_bits(c10::ScalarType type) {
   return type == c10::kDouble ? 64 : 32;
 }
 
+// As CPU: continuous distributions and bernoulli probabilities need floating dtypes.
+void check_floating(c10::ScalarType type, const char* op) {
+  TORCH_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(type), "\"", op, "\" not implemented for '", c10::toString(type),
+                              "'");
+}
+
 void fill(at::TensorIteratorBase& iter, const char* key, Gen gen, double s0, double s1 = 0) {
   const Tensor& out = iter.tensor(0);
   launch::launch_random(out, key, float_bits(out.scalar_type()), gen, s0, s1);
@@ -48,18 +54,25 @@ void uniform_kernel(at::TensorIteratorBase& iter, double from, double to, Gen ge
 }
 
 void normal_kernel(const at::TensorBase& self, double mean, double std, Gen gen) {
+  check_floating(self.scalar_type(), "normal_");
   launch::launch_random(Tensor(self), "random/normal", float_bits(self.scalar_type()), gen, mean, std);
 }
 
 void log_normal_kernel(at::TensorIteratorBase& iter, double mean, double std, Gen gen) {
+  check_floating(iter.dtype(0), "log_normal_");
   fill(iter, "random/log_normal", gen, mean, std);
 }
 
 void exponential_kernel(at::TensorIteratorBase& iter, double lambda, Gen gen) {
+  TORCH_CHECK(c10::isFloatingType(iter.dtype(0)),
+              "Exponential distribution is a continuous probability distribution. dtype must be a floating point but "
+              "you specified ",
+              iter.dtype(0));
   fill(iter, "random/exponential", gen, lambda);
 }
 
 void geometric_kernel(at::TensorIteratorBase& iter, double p, Gen gen) {
+  TORCH_CHECK_NOT_IMPLEMENTED(iter.dtype(0) != c10::kBool, "\"geometric_\" not implemented for 'Bool'");
   fill(iter, "random/geometric", gen, p);
 }
 
@@ -72,6 +85,7 @@ void bernoulli_scalar_kernel(const at::TensorBase& self, double p, Gen gen) {
 }
 
 void bernoulli_tensor_kernel(const at::TensorBase& self, const at::TensorBase& p_, Gen gen) {
+  check_floating(p_.scalar_type(), "bernoulli_tensor_p_");
   const c10::DeviceGuard guard(self.device());
   const Tensor p = Tensor(p_).to(self.device(), self.scalar_type() == c10::kDouble ? c10::kDouble : c10::kFloat);
   // NOTE: CPU raises for a probability outside [0, 1]; checking costs one wait for the device.
@@ -118,8 +132,9 @@ void multinomial_with_replacement_kernel(Tensor& result, const Tensor& self, int
   TORCH_CHECK(!(bad & 1), "invalid multinomial distribution (encountering probability entry < 0)");
   TORCH_CHECK(!(bad & 2), "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
   TORCH_CHECK(!(bad & 4), "invalid multinomial distribution (sum of probabilities <= 0)");
-  const Tensor out = result.dim() == 1 ? result.unsqueeze(0) : result;
+  const Tensor out = at::empty({cdf.size(0), n_sample}, result.options());
   launch::launch_multinomial(out, cdf, gen);
+  result.copy_(out.view(result.sizes()));
 }
 
 // A random permutation: the positions of n random 64-bit keys after a stable sort.
@@ -145,6 +160,9 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::op
     return {input.clone(), at::ones_like(input, input.options().dtype(c10::kBool))};
   }
   TORCH_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+  // As CPU, whose input * mask * (1 / (1 - p)) cannot be stored in an integer tensor.
+  TORCH_CHECK(c10::isFloatingType(input.scalar_type()), "result type Float can't be cast to the desired output type ",
+              input.scalar_type());
   const c10::DeviceGuard guard(input.device());
   const Tensor x = input.contiguous();
   Tensor out = at::empty_like(x);
