@@ -1,0 +1,126 @@
+// max_pool2d with indices, forward and backward (kernels_cl/pool/), with PyTorch's structured
+// meta functions for argument checks and output shapes.
+#include "aten/Structured.h"
+#include "launch/Launch.h"
+
+#include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
+#include <ATen/ops/max_pool2d_with_indices_meta.h>
+#include <c10/core/DeviceGuard.h>
+
+namespace foo_cl::aten {
+namespace {
+
+using at::Tensor;
+
+// foo_pool_shape of kernels_cl/pool/max_pool2d.cl.
+struct PoolShape {
+  int64_t height, width, out_h, out_w;
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+};
+
+// PyTorch's pooling arguments: one value for both dims or one per dim; stride defaults to kernel.
+PoolShape pool_shape(const Tensor& input, const Tensor& output, c10::IntArrayRef kernel, c10::IntArrayRef stride,
+                     c10::IntArrayRef padding, c10::IntArrayRef dilation) {
+  auto second = [](c10::IntArrayRef v, c10::IntArrayRef fallback) {
+    if (v.empty()) v = fallback;
+    return std::pair<int64_t, int64_t>{v[0], v.size() == 1 ? v[0] : v[1]};
+  };
+  const auto [kh, kw] = second(kernel, kernel);
+  const auto [sh, sw] = second(stride, kernel);
+  const auto [ph, pw] = second(padding, padding);
+  const auto [dh, dw] = second(dilation, dilation);
+  return {input.size(-2), input.size(-1), output.size(-2), output.size(-1), kh, kw, sh, sw, ph, pw, dh, dw};
+}
+
+std::string pool_options(const Tensor& t, int64_t n) {
+  std::string options = launch::dtype_option("DT", t.scalar_type()) + launch::index_option(n);
+  if (c10::isFloatingType(t.scalar_type())) options += "-DCOMPUTE_IS_FLOAT ";
+  return options;
+}
+
+template <class Op>
+void max_pool_forward(Op& op, const Tensor& self, c10::IntArrayRef kernel, c10::IntArrayRef stride,
+                      c10::IntArrayRef padding, c10::IntArrayRef dilation) {
+  const Tensor& out = op.maybe_get_output(0);
+  const Tensor& indices = op.maybe_get_output(1);
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const c10::DeviceGuard guard(self.device());
+  const Tensor input = self.contiguous();
+  // Outputs in the default layout, copied into channels-last ones.
+  const Tensor values = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
+  const Tensor positions = indices.is_contiguous() ? indices : at::empty(indices.sizes(), indices.options());
+  launch::KernelCall(self.device().index(), "pool/max_pool2d", "max_pool2d_forward", pool_options(input, n))
+      .buffer(input.const_data_ptr())
+      .buffer(values.data_ptr())
+      .buffer(positions.data_ptr())
+      .value(pool_shape(input, out, kernel, stride, padding, dilation))
+      .count(n)
+      .launch(n);
+  if (!values.is_same(out)) out.copy_(values);
+  if (!positions.is_same(indices)) indices.copy_(positions);
+}
+
+std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(const Tensor& self, c10::IntArrayRef kernel,
+                                                        c10::IntArrayRef stride, c10::IntArrayRef padding,
+                                                        c10::IntArrayRef dilation, bool ceil_mode, Tensor& out,
+                                                        Tensor& indices) {
+  detail::GivenOutputOp<at::meta::structured_max_pool2d_with_indices, false> op(out, indices);
+  op.meta(self, kernel, stride, padding, dilation, ceil_mode);
+  max_pool_forward(op, self, kernel, stride, padding, dilation);
+  op.finish();
+  return {out, indices};
+}
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, c10::IntArrayRef kernel,
+                                                   c10::IntArrayRef stride, c10::IntArrayRef padding,
+                                                   c10::IntArrayRef dilation, bool ceil_mode) {
+  detail::FunctionalOp<at::meta::structured_max_pool2d_with_indices> op;
+  op.meta(self, kernel, stride, padding, dilation, ceil_mode);
+  max_pool_forward(op, self, kernel, stride, padding, dilation);
+  return {std::move(op.outputs[0]), std::move(op.outputs[1])};
+}
+
+Tensor& max_pool2d_with_indices_backward_out(const Tensor& grad_output, const Tensor& self, c10::IntArrayRef kernel,
+                                             c10::IntArrayRef stride, c10::IntArrayRef padding,
+                                             c10::IntArrayRef dilation, bool ceil_mode, const Tensor& indices,
+                                             Tensor& grad_input) {
+  detail::GivenOutputOp<at::meta::structured_max_pool2d_with_indices_backward, false> op(grad_input);
+  op.meta(grad_output, self, kernel, stride, padding, dilation, ceil_mode, indices);
+  const Tensor& result = op.maybe_get_output(0);
+  const int64_t n = result.numel();
+  if (n > 0) {
+    const c10::DeviceGuard guard(self.device());
+    const Tensor grad = grad_output.contiguous(), positions = indices.contiguous();
+    const Tensor dense = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
+    launch::KernelCall(self.device().index(), "pool/max_pool2d", "max_pool2d_backward", pool_options(dense, n))
+        .buffer(grad.const_data_ptr())
+        .buffer(positions.const_data_ptr())
+        .buffer(dense.data_ptr())
+        .value(pool_shape(self, grad_output, kernel, stride, padding, dilation))
+        .count(n)
+        .launch(n);
+    if (!dense.is_same(result)) result.copy_(dense);
+  }
+  op.finish();
+  return grad_input;
+}
+
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, c10::IntArrayRef kernel,
+                                        c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation,
+                                        bool ceil_mode, const Tensor& indices) {
+  Tensor grad_input = at::empty({0}, self.options());
+  return max_pool2d_with_indices_backward_out(grad_output, self, kernel, stride, padding, dilation, ceil_mode, indices,
+                                              grad_input);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("max_pool2d_with_indices", max_pool2d_with_indices);
+  m.impl("max_pool2d_with_indices.out", max_pool2d_with_indices_out);
+  m.impl("max_pool2d_with_indices_backward", max_pool2d_with_indices_backward);
+  m.impl("max_pool2d_with_indices_backward.grad_input", max_pool2d_with_indices_backward_out);
+}
+
+}  // namespace foo_cl::aten

@@ -1,0 +1,80 @@
+// pool/max_pool2d: 2-d max pooling over planes [planes, height, width] (contiguous). Forward: each
+// output takes its window's maximum and its position h * width + w (ties keep the first, NaN
+// wins, as CPU). Backward: each input element gathers the gradients of the outputs whose index
+// is its own position (no atomics). Build options: DT (dtype name), INDEX_T.
+#include "common.clh"
+
+typedef FOO_STORAGE(DT) st;
+typedef FOO_COMPUTE(DT) ct;
+
+typedef struct {
+  long height, width, out_h, out_w;
+  long kh, kw, sh, sw, ph, pw, dh, dw;
+} foo_pool_shape;
+
+__kernel void max_pool2d_forward(__global const char* input, ulong input_offset, __global char* output,
+                                 ulong output_offset, __global char* indices, ulong indices_offset, foo_pool_shape s,
+                                 INDEX_T n) {
+  __global const st* in = FOO_PTR(const st, input, input_offset);
+  __global st* out = FOO_PTR(st, output, output_offset);
+  __global long* idx = FOO_PTR(long, indices, indices_offset);
+  FOO_GRID_LOOP(g, n) {
+    const long ox = g % s.out_w, oy = (g / s.out_w) % s.out_h;
+    const ulong plane = g / (s.out_w * s.out_h);
+    __global const st* p = in + plane * s.height * s.width;
+    // As CPU: start from the lowest value at the first position inside the input; a NaN always
+    // takes over (so the last NaN wins).
+    ct best = FOO_CAT(LOWEST_, DT);
+    long h0 = oy * s.sh - s.ph, w0 = ox * s.sw - s.pw;
+    while (h0 < 0) h0 += s.dh;
+    while (w0 < 0) w0 += s.dw;
+    long best_index = h0 * s.width + w0;
+    for (long i = 0; i < s.kh; ++i) {
+      const long h = oy * s.sh - s.ph + i * s.dh;
+      if (h < 0 || h >= s.height) continue;
+      for (long j = 0; j < s.kw; ++j) {
+        const long w = ox * s.sw - s.pw + j * s.dw;
+        if (w < 0 || w >= s.width) continue;
+        const ct v = FOO_CONVERT(DT, FOO_LOAD(DT, p, h * s.width + w));
+#ifdef COMPUTE_IS_FLOAT
+        const bool take = v > best || isnan(v);
+#else
+        const bool take = v > best;
+#endif
+        if (take) {
+          best = v;
+          best_index = h * s.width + w;
+        }
+      }
+    }
+    FOO_STORE(DT, out, g, best);
+    idx[g] = best_index;
+  }
+}
+
+__kernel void max_pool2d_backward(__global const char* grad_output, ulong grad_output_offset,
+                                  __global const char* indices, ulong indices_offset, __global char* grad_input,
+                                  ulong grad_input_offset, foo_pool_shape s, INDEX_T n) {
+  __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
+  __global const long* idx = FOO_PTR(const long, indices, indices_offset);
+  __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
+  FOO_GRID_LOOP(g, n) {
+    const long w = g % s.width, h = (g / s.width) % s.height;
+    const ulong plane = g / (s.width * s.height);
+    const long position = h * s.width + w;
+    // Outputs whose window can reach (h, w): oy * sh - ph <= h <= oy * sh - ph + (kh - 1) * dh.
+    const long oy_first = max((h + s.ph - (s.kh - 1) * s.dh + s.sh - 1) / s.sh, 0L);
+    const long oy_last = min((h + s.ph) / s.sh, s.out_h - 1);
+    const long ox_first = max((w + s.pw - (s.kw - 1) * s.dw + s.sw - 1) / s.sw, 0L);
+    const long ox_last = min((w + s.pw) / s.sw, s.out_w - 1);
+    const ulong base = plane * s.out_h * s.out_w;
+    ct sum = 0;
+    for (long oy = oy_first; oy <= oy_last; ++oy) {
+      for (long ox = ox_first; ox <= ox_last; ++ox) {
+        const ulong o = base + oy * s.out_w + ox;
+        if (idx[o] == position) sum += FOO_CONVERT(DT, FOO_LOAD(DT, gout, o));
+      }
+    }
+    FOO_STORE(DT, gin, g, sum);
+  }
+}
