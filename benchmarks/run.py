@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import torch
 
 import foo_cl  # noqa: F401  (registers torch.foo)
-from benchmarks import elementwise, harness, linalg, memory, random_numbers  # noqa: F401  (register their rows; import new modules here)
+from benchmarks import elementwise, harness, linalg, memory, nn, random_numbers  # noqa: F401  (register their rows; import new modules here)
 
 
 def positive_int(text: str) -> int:

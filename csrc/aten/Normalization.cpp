@@ -1,16 +1,19 @@
-// batch_norm, layer_norm and group_norm, forward and backward, composed of foo's reductions and
-// elementwise kernels. Statistics are computed in float32 for float16/bfloat16 inputs (float64
-// for float64), as on CUDA; running statistics of batch_norm are updated in place.
+// batch_norm, layer_norm and group_norm, forward and backward: statistics from the moments
+// launcher (launch/Norm.h), the rest composed of foo's reductions and elementwise kernels.
+// Statistics are computed in float32 for float16/bfloat16 inputs (float64 for float64), as on
+// CUDA; running statistics of batch_norm are updated in place.
+#include "launch/Norm.h"
+
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/add.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
 #include <ATen/ops/mean.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/neg.h>
 #include <ATen/ops/rsqrt.h>
 #include <ATen/ops/sub.h>
 #include <ATen/ops/sum.h>
-#include <ATen/ops/var_mean.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
@@ -26,22 +29,21 @@ c10::ScalarType accumulate(const Tensor& t) {
   return t.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
 }
 
+// Mean and biased variance of `groups` groups of `outer` blocks of `inner` elements of input.
+std::pair<Tensor, Tensor> moments(const Tensor& input, int64_t groups, int64_t outer, int64_t inner) {
+  const Tensor mean = at::empty({groups}, input.options().dtype(accumulate(input)));
+  const Tensor var = at::empty({groups}, mean.options());
+  launch::launch_moments(input.contiguous(), groups, outer, inner, mean, var);
+  return {mean, var};
+}
+
 bool present(const OptionalTensor& t) {
   return t.has_value() && t->defined();
 }
 
-// The reduced dims of batch_norm (all but the channel dim 1) and the shape that broadcasts a
-// per-channel vector against the input.
-std::vector<int64_t> batch_dims(const Tensor& input) {
-  std::vector<int64_t> dims{0};
-  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
-  return dims;
-}
-
-std::vector<int64_t> channel_shape(const Tensor& input) {
-  std::vector<int64_t> shape(input.dim(), 1);
-  shape[1] = input.size(1);
-  return shape;
+// Contiguous, in the accumulate dtype (or undefined), as the norm kernels read affine parameters.
+Tensor parameter(const OptionalTensor& t, c10::ScalarType acc) {
+  return present(t) ? t->to(acc).contiguous() : Tensor();
 }
 
 std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const OptionalTensor& weight,
@@ -49,30 +51,28 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Optiona
                                               const OptionalTensor& running_var, bool training, double momentum,
                                               double eps) {
   const c10::DeviceGuard guard(input.device());
-  const Tensor x = input.to(accumulate(input));
-  const auto dims = batch_dims(input);
-  const auto shape = channel_shape(input);
+  const c10::ScalarType acc = accumulate(input);
+  const Tensor x = input.contiguous();
+  const int64_t channels = x.size(1), n = x.numel() / channels;
   Tensor mean, invstd;
   if (training) {
-    const int64_t n = input.numel() / input.size(1);
     TORCH_CHECK(n > 1, "Expected more than 1 value per channel when training, got input size ", input.sizes());
     Tensor var;
-    std::tie(var, mean) = at::var_mean(x, dims, /*correction=*/0);
+    std::tie(mean, var) = moments(x, channels, x.size(0), n / x.size(0));
     invstd = (var + eps).rsqrt_();
     if (present(running_mean)) running_mean->mul_(1 - momentum).add_(mean, momentum);
     if (present(running_var)) {
       running_var->mul_(1 - momentum).add_(var, momentum * static_cast<double>(n) / static_cast<double>(n - 1));
     }
   } else {
-    mean = running_mean->to(x.scalar_type());
-    invstd = (running_var->to(x.scalar_type()) + eps).rsqrt_();
+    mean = running_mean->to(acc).contiguous();
+    invstd = (running_var->to(acc) + eps).rsqrt_();
   }
-  Tensor scale = present(weight) ? invstd * weight->to(x.scalar_type()) : invstd;
-  Tensor shift = -mean * scale;
-  if (present(bias)) shift.add_(bias->to(x.scalar_type()));
-  Tensor out = (x * scale.view(shape) + shift.view(shape)).to(input.scalar_type());
+  Tensor out = at::empty_like(x);
+  launch::launch_normalize(x, mean, invstd, parameter(weight, acc), parameter(bias, acc), out, channels,
+                           x.numel() / std::max<int64_t>(x.size(0) * channels, 1), /*per_element=*/false);
   if (!training) {
-    return {out, at::empty({0}, x.options()), at::empty({0}, x.options())};
+    return {out, at::empty({0}, mean.options()), at::empty({0}, mean.options())};
   }
   return {out, mean, invstd};
 }
@@ -86,33 +86,23 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
                                                        std::array<bool, 3> output_mask) {
   const c10::DeviceGuard guard(input.device());
   const c10::ScalarType acc = accumulate(input);
-  const Tensor x = input.to(acc), g = grad_out.to(acc);
-  const auto dims = batch_dims(input);
-  const auto shape = channel_shape(input);
-  const Tensor mean = (train ? *save_mean : *running_mean).to(acc);
-  const Tensor invstd = train ? save_invstd->to(acc) : (running_var->to(acc) + eps).rsqrt_();
-  const Tensor xhat = (x - mean.view(shape)) * invstd.view(shape);
-  const Tensor grad_bias = g.sum(dims);
-  const Tensor grad_weight = (g * xhat).sum(dims);
+  const Tensor x = input.contiguous(), g = grad_out.contiguous();
+  const int64_t channels = x.size(1), images = x.size(0);
+  const int64_t inner = x.numel() / std::max<int64_t>(images * channels, 1);
+  const Tensor mean = (train ? *save_mean : *running_mean).to(acc).contiguous();
+  const Tensor invstd = train ? save_invstd->to(acc).contiguous() : (running_var->to(acc) + eps).rsqrt_();
+  // Per channel: sum(grad) (the bias gradient) and sum(grad * xhat) (the weight gradient).
+  const Tensor sums = launch::launch_group_sums(g, x, mean, invstd, Tensor(), channels, images, inner, false);
   Tensor grad_input;
   if (output_mask[0]) {
-    const Tensor scale = present(weight) ? invstd * weight->to(acc) : invstd;
-    if (train) {
-      const double n = static_cast<double>(input.numel() / input.size(1));
-      grad_input = (g - (grad_bias / n).view(shape) - xhat * (grad_weight / n).view(shape)) * scale.view(shape);
-    } else {
-      grad_input = g * scale.view(shape);
-    }
-    grad_input = grad_input.to(input.scalar_type());
+    const Tensor w = parameter(weight, acc);
+    grad_input = at::empty_like(x);
+    launch::launch_input_grad(g, x, mean, invstd, w, w.defined() ? sums * w.view({channels, 1}) : sums, grad_input,
+                              channels, inner, static_cast<double>(images * inner), false, !train);
   }
   const c10::ScalarType param = present(weight) ? weight->scalar_type() : input.scalar_type();
-  return {grad_input, output_mask[1] ? grad_weight.to(param) : Tensor(),
-          output_mask[2] ? grad_bias.to(param) : Tensor()};
-}
-
-// Input as [rows, normalized elements] in the accumulate dtype.
-Tensor as_rows(const Tensor& input, int64_t normalized) {
-  return input.contiguous().view({-1, normalized}).to(accumulate(input));
+  return {grad_input, output_mask[1] ? sums.select(1, 1).to(param) : Tensor(),
+          output_mask[2] ? sums.select(1, 0).to(param) : Tensor()};
 }
 
 int64_t numel_of(c10::IntArrayRef shape) {
@@ -134,14 +124,15 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, c10::IntArray
                   input.sizes().slice(input.dim() - normalized_shape.size()) == normalized_shape,
               "Given normalized_shape=", normalized_shape, ", expected input with shape [*, ",
               c10::Join(", ", normalized_shape), "], but got input of size", input.sizes());
-  const Tensor x = as_rows(input, n);
-  auto [var, mean] = at::var_mean(x, {1}, /*correction=*/0, /*keepdim=*/true);
+  const c10::ScalarType acc = accumulate(input);
+  const Tensor x = input.contiguous();
+  const int64_t rows = n == 0 ? 0 : x.numel() / n;
+  auto [mean, var] = moments(x, rows, 1, n);
   const Tensor rstd = (var + eps).rsqrt_();
-  Tensor out = (x - mean) * rstd;
-  if (present(weight)) out.mul_(weight->reshape({1, n}));
-  if (present(bias)) out.add_(bias->reshape({1, n}));
+  Tensor out = at::empty_like(x);
+  launch::launch_normalize(x, mean, rstd, parameter(weight, acc), parameter(bias, acc), out, rows, n, true);
   const auto stats = stat_shape(input, normalized_shape);
-  return {out.view(input.sizes()).to(input.scalar_type()), mean.view(stats), rstd.view(stats)};
+  return {out, mean.view(stats), rstd.view(stats)};
 }
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, const Tensor& input,
@@ -149,19 +140,26 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
                                                        const Tensor& rstd, const OptionalTensor& weight,
                                                        const OptionalTensor& bias, std::array<bool, 3> output_mask) {
   const c10::DeviceGuard guard(input.device());
+  const c10::ScalarType acc = accumulate(input);
   const int64_t n = numel_of(normalized_shape);
-  const Tensor x = as_rows(input, n), g = as_rows(grad_out, n);
-  const Tensor r = rstd.reshape({-1, 1}).to(x.scalar_type());
-  const Tensor xhat = (x - mean.reshape({-1, 1}).to(x.scalar_type())) * r;
+  const Tensor x = input.contiguous(), g = grad_out.contiguous();
+  const int64_t rows = n == 0 ? 0 : x.numel() / n;
+  const Tensor mu = mean.to(acc).contiguous(), r = rstd.to(acc).contiguous(), w = parameter(weight, acc);
   Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) {
-    const Tensor gw = present(weight) ? g * weight->reshape({1, n}).to(x.scalar_type()) : g;
-    grad_input = (r * (gw - gw.mean(1, true) - xhat * (gw * xhat).mean(1, true)))
-                     .view(input.sizes())
-                     .to(input.scalar_type());
+    const Tensor sums = launch::launch_group_sums(g, x, mu, r, w, rows, 1, n, true);
+    grad_input = at::empty_like(x);
+    launch::launch_input_grad(g, x, mu, r, w, sums, grad_input, rows, n, static_cast<double>(n), true, false);
   }
-  if (output_mask[1] && present(weight)) grad_weight = (g * xhat).sum(0).view(weight->sizes()).to(weight->scalar_type());
-  if (output_mask[2] && present(bias)) grad_bias = g.sum(0).view(bias->sizes()).to(bias->scalar_type());
+  if ((output_mask[1] && present(weight)) || (output_mask[2] && present(bias))) {
+    const Tensor rows_g = g.view({rows, n}).to(acc);
+    if (output_mask[1] && present(weight)) {
+      const Tensor xhat = at::empty({rows, n}, x.options().dtype(acc));
+      launch::launch_normalize(x.to(acc), mu, r, Tensor(), Tensor(), xhat, rows, n, true);
+      grad_weight = (rows_g * xhat).sum(0).view(weight->sizes()).to(weight->scalar_type());
+    }
+    if (output_mask[2] && present(bias)) grad_bias = rows_g.sum(0).view(bias->sizes()).to(bias->scalar_type());
+  }
   return {grad_input, grad_weight, grad_bias};
 }
 
@@ -170,8 +168,9 @@ std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, const Optiona
                                               int64_t groups, double eps) {
   const c10::DeviceGuard guard(input.device());
   const Tensor x = input.contiguous().view({n, groups, -1}).to(accumulate(input));
-  auto [var, mean] = at::var_mean(x, {2}, /*correction=*/0, /*keepdim=*/true);
-  const Tensor rstd = (var + eps).rsqrt_();
+  auto [mean, var] = moments(input, n * groups, 1, x.size(2));
+  mean = mean.view({n, groups, 1});
+  const Tensor rstd = (var.view({n, groups, 1}) + eps).rsqrt_();
   Tensor out = ((x - mean) * rstd).view({n, c, hw});
   if (present(weight)) out.mul_(weight->view({1, c, 1}));
   if (present(bias)) out.add_(bias->view({1, c, 1}));

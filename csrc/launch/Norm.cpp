@@ -1,0 +1,131 @@
+// Normalisation launches: reductions take one work-group per group (one work-item on CPU devices,
+// which run a group's items one after another anyway); elementwise passes one work-item per block.
+#include "launch/Norm.h"
+
+#include "launch/Launch.h"
+#include "runtime/Device.h"
+
+#include <ATen/ops/empty.h>
+#include <ATen/ops/zeros.h>
+#include <c10/core/DeviceGuard.h>
+
+namespace foo_cl::launch {
+namespace {
+
+size_t local_size(const runtime::DeviceInfo& info) {
+  return (info.type & CL_DEVICE_TYPE_CPU) ? 1 : std::min<size_t>(256, info.max_work_group_size);
+}
+
+size_t group_count(const runtime::DeviceInfo& info, int64_t groups) {
+  return std::min<size_t>(static_cast<size_t>(groups), static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64);
+}
+
+std::string norm_options(const at::Tensor& input, const at::Tensor& stats, const at::Tensor& weight,
+                         bool per_element) {
+  std::string options = dtype_option("DT", input.scalar_type()) + dtype_option("ACC", stats.scalar_type());
+  if (weight.defined()) options += "-DWITH_WEIGHT ";
+  if (per_element) options += "-DPER_ELEMENT ";
+  return options;
+}
+
+// An undefined optional parameter still fills its kernel argument slot.
+const void* or_unused(const at::Tensor& t, const at::Tensor& any) {
+  return t.defined() ? t.const_data_ptr() : any.const_data_ptr();
+}
+
+}  // namespace
+
+void launch_moments(const at::Tensor& input, int64_t groups, int64_t outer, int64_t inner, const at::Tensor& mean,
+                    const at::Tensor& var) {
+  TORCH_INTERNAL_ASSERT(input.is_contiguous() && mean.is_contiguous() && var.is_contiguous());
+  if (groups == 0) return;
+  const c10::DeviceGuard guard(input.device());
+  const runtime::DeviceInfo& info = runtime::device_info(input.device().index());
+  const size_t local = local_size(info);
+  KernelCall(input.device().index(), "norm/moments", "moments",
+             dtype_option("DT", input.scalar_type()) + dtype_option("ACC", mean.scalar_type()) +
+                 "-DLOCAL_SIZE=" + std::to_string(local))
+      .buffer(input.const_data_ptr())
+      .buffer(mean.data_ptr())
+      .buffer(var.data_ptr())
+      .value(static_cast<uint64_t>(groups))
+      .value(static_cast<uint64_t>(outer))
+      .value(static_cast<uint64_t>(inner))
+      .launch_groups(group_count(info, groups), local);
+}
+
+void launch_normalize(const at::Tensor& input, const at::Tensor& mean, const at::Tensor& rstd,
+                      const at::Tensor& weight, const at::Tensor& bias, const at::Tensor& out, int64_t groups,
+                      int64_t inner, bool per_element) {
+  TORCH_INTERNAL_ASSERT(input.is_contiguous() && out.is_contiguous());
+  if (inner == 0 || input.numel() == 0) return;
+  const c10::DeviceGuard guard(input.device());
+  const int64_t blocks = input.numel() / inner;
+  std::string options = norm_options(input, mean, weight, per_element) + index_option(blocks);
+  if (bias.defined()) options += "-DWITH_BIAS ";
+  KernelCall(input.device().index(), "norm/normalize", "normalize_blocks", options)
+      .buffer(input.const_data_ptr())
+      .buffer(mean.const_data_ptr())
+      .buffer(rstd.const_data_ptr())
+      .buffer(or_unused(weight, input))
+      .buffer(or_unused(bias, input))
+      .buffer(out.data_ptr())
+      .value(static_cast<uint64_t>(groups))
+      .value(static_cast<uint64_t>(inner))
+      .count(blocks)
+      .launch(blocks);
+}
+
+at::Tensor launch_group_sums(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& mean,
+                             const at::Tensor& rstd, const at::Tensor& weight, int64_t groups, int64_t outer,
+                             int64_t inner, bool per_element) {
+  TORCH_INTERNAL_ASSERT(grad.is_contiguous() && input.is_contiguous());
+  const at::Tensor sums = at::zeros({groups, 2}, mean.options());
+  if (groups == 0 || input.numel() == 0) return sums;
+  const c10::DeviceGuard guard(input.device());
+  const runtime::DeviceInfo& info = runtime::device_info(input.device().index());
+  const size_t local = local_size(info);
+  KernelCall(input.device().index(), "norm/norm_backward", "group_sums",
+             norm_options(input, mean, weight, per_element) + "-DLOCAL_SIZE=" + std::to_string(local) + " " +
+                 index_option(input.numel()))
+      .buffer(grad.const_data_ptr())
+      .buffer(input.const_data_ptr())
+      .buffer(mean.const_data_ptr())
+      .buffer(rstd.const_data_ptr())
+      .buffer(or_unused(weight, input))
+      .buffer(sums.data_ptr())
+      .value(static_cast<uint64_t>(groups))
+      .value(static_cast<uint64_t>(outer))
+      .value(static_cast<uint64_t>(inner))
+      .launch_groups(group_count(info, groups), local);
+  return sums;
+}
+
+void launch_input_grad(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& mean,
+                       const at::Tensor& rstd, const at::Tensor& weight, const at::Tensor& sums,
+                       const at::Tensor& grad_input, int64_t groups, int64_t inner, double count, bool per_element,
+                       bool eval) {
+  TORCH_INTERNAL_ASSERT(grad.is_contiguous() && input.is_contiguous() && grad_input.is_contiguous());
+  if (inner == 0 || input.numel() == 0) return;
+  const c10::DeviceGuard guard(input.device());
+  const int64_t blocks = input.numel() / inner;
+  const runtime::DeviceInfo& info = runtime::device_info(input.device().index());
+  std::string options = norm_options(input, mean, weight, per_element) + "-DLOCAL_SIZE=" +
+                        std::to_string(local_size(info)) + " " + index_option(blocks);
+  if (eval) options += "-DEVAL ";
+  KernelCall(input.device().index(), "norm/norm_backward", "input_grad", options)
+      .buffer(grad.const_data_ptr())
+      .buffer(input.const_data_ptr())
+      .buffer(mean.const_data_ptr())
+      .buffer(rstd.const_data_ptr())
+      .buffer(or_unused(weight, input))
+      .buffer(sums.const_data_ptr())
+      .buffer(grad_input.data_ptr())
+      .value(static_cast<uint64_t>(groups))
+      .value(static_cast<uint64_t>(inner))
+      .scalar(count, mean.scalar_type())
+      .count(blocks)
+      .launch(blocks);
+}
+
+}  // namespace foo_cl::launch

@@ -1,0 +1,54 @@
+// norm/moments: the mean and biased variance of each of G groups of elements, for batch, layer
+// and group normalisation. Group g holds `outer` blocks of `inner` contiguous elements, block j at
+// element (j * G + g) * inner (layer_norm: one block per row; batch_norm: one block per image and
+// channel). Two passes over the group (mean, then squared deviations) keep the variance accurate.
+// A work-group of LOCAL_SIZE items takes one group. Build options: DT, ACC (dtype names),
+// LOCAL_SIZE.
+#include "common.clh"
+
+typedef FOO_STORAGE(DT) st;
+typedef FOO_COMPUTE(ACC) acc_t;
+
+inline acc_t foo_group_sum(__local acc_t* scratch, acc_t value) {
+  const uint lid = get_local_id(0);
+  scratch[lid] = value;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint half_size = LOCAL_SIZE / 2; half_size > 0; half_size /= 2) {
+    if (lid < half_size) scratch[lid] += scratch[lid + half_size];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const acc_t total = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return total;
+}
+
+__kernel void moments(__global const char* input, ulong input_offset, __global char* mean, ulong mean_offset,
+                      __global char* var, ulong var_offset, ulong groups, ulong outer, ulong inner) {
+  __global const st* x = FOO_PTR(const st, input, input_offset);
+  __global acc_t* m = FOO_PTR(acc_t, mean, mean_offset);
+  __global acc_t* v = FOO_PTR(acc_t, var, var_offset);
+  __local acc_t scratch[LOCAL_SIZE];
+  const uint lid = get_local_id(0);
+  const acc_t count = (acc_t)(outer * inner);
+  for (ulong g = get_group_id(0); g < groups; g += get_num_groups(0)) {
+    acc_t sum = 0;
+    for (ulong j = 0; j < outer; ++j) {
+      __global const st* block = x + (j * groups + g) * inner;
+      for (ulong i = lid; i < inner; i += LOCAL_SIZE) sum += FOO_CONVERT(DT, FOO_LOAD(DT, block, i));
+    }
+    const acc_t mu = foo_group_sum(scratch, sum) / count;
+    acc_t squares = 0;
+    for (ulong j = 0; j < outer; ++j) {
+      __global const st* block = x + (j * groups + g) * inner;
+      for (ulong i = lid; i < inner; i += LOCAL_SIZE) {
+        const acc_t d = FOO_CONVERT(DT, FOO_LOAD(DT, block, i)) - mu;
+        squares += d * d;
+      }
+    }
+    const acc_t variance = foo_group_sum(scratch, squares) / count;
+    if (lid == 0) {
+      m[g] = mu;
+      v[g] = variance;
+    }
+  }
+}

@@ -1,0 +1,99 @@
+// norm/norm_backward: input gradients of batch and layer normalisation over the block layout of
+// norm/moments.cl (block b = j * groups + g of `inner` contiguous elements). With xhat = (x - mean)
+// * rstd and gw = grad * weight (weight per element of the block: PER_ELEMENT, or per group):
+// group_sums writes each group's sum(gw) and sum(gw * xhat); input_grad writes
+// rstd * (gw - (sum(gw) + xhat * sum(gw * xhat)) / count) (or rstd * gw with EVAL, running
+// statistics); weights in ACC. Build options: DT, ACC (dtype names), INDEX_T, LOCAL_SIZE, PER_ELEMENT,
+// WITH_WEIGHT, EVAL.
+#include "common.clh"
+
+typedef FOO_STORAGE(DT) st;
+typedef FOO_COMPUTE(ACC) acc_t;
+
+inline acc_t foo_weight_at(__global const acc_t* w, ulong g, ulong i) {
+#ifdef WITH_WEIGHT
+#ifdef PER_ELEMENT
+  return w[i];
+#else
+  return w[g];
+#endif
+#else
+  return 1;
+#endif
+}
+
+inline acc_t foo_local_sum(__local acc_t* scratch, acc_t value) {
+  const uint lid = get_local_id(0);
+  scratch[lid] = value;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint half_size = LOCAL_SIZE / 2; half_size > 0; half_size /= 2) {
+    if (lid < half_size) scratch[lid] += scratch[lid + half_size];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const acc_t total = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return total;
+}
+
+__kernel void group_sums(__global const char* grad, ulong grad_offset, __global const char* input,
+                         ulong input_offset, __global const char* mean, ulong mean_offset, __global const char* rstd,
+                         ulong rstd_offset, __global const char* weight, ulong weight_offset, __global char* sums,
+                         ulong sums_offset, ulong groups, ulong outer, ulong inner) {
+  __global const st* dy = FOO_PTR(const st, grad, grad_offset);
+  __global const st* x = FOO_PTR(const st, input, input_offset);
+  __global const acc_t* m = FOO_PTR(const acc_t, mean, mean_offset);
+  __global const acc_t* r = FOO_PTR(const acc_t, rstd, rstd_offset);
+  __global const acc_t* w = FOO_PTR(const acc_t, weight, weight_offset);
+  __global acc_t* out = FOO_PTR(acc_t, sums, sums_offset);  // [groups, 2]
+  __local acc_t scratch[LOCAL_SIZE];
+  const uint lid = get_local_id(0);
+  for (ulong g = get_group_id(0); g < groups; g += get_num_groups(0)) {
+    const acc_t mu = m[g], scale = r[g];
+    acc_t sum_gw = 0, sum_gw_xhat = 0;
+    for (ulong j = 0; j < outer; ++j) {
+      const ulong base = (j * groups + g) * inner;
+      for (ulong i = lid; i < inner; i += LOCAL_SIZE) {
+        const acc_t gw = (acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, dy, base + i)) * foo_weight_at(w, g, i);
+        sum_gw += gw;
+        sum_gw_xhat += gw * ((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, x, base + i)) - mu) * scale;
+      }
+    }
+    sum_gw = foo_local_sum(scratch, sum_gw);
+    sum_gw_xhat = foo_local_sum(scratch, sum_gw_xhat);
+    if (lid == 0) {
+      out[2 * g] = sum_gw;
+      out[2 * g + 1] = sum_gw_xhat;
+    }
+  }
+}
+
+__kernel void input_grad(__global const char* grad, ulong grad_offset, __global const char* input, ulong input_offset,
+                         __global const char* mean, ulong mean_offset, __global const char* rstd, ulong rstd_offset,
+                         __global const char* weight, ulong weight_offset, __global const char* sums,
+                         ulong sums_offset, __global char* grad_input, ulong grad_input_offset, ulong groups,
+                         ulong inner, acc_t count, INDEX_T blocks) {
+  __global const st* dy = FOO_PTR(const st, grad, grad_offset);
+  __global const st* x = FOO_PTR(const st, input, input_offset);
+  __global const acc_t* m = FOO_PTR(const acc_t, mean, mean_offset);
+  __global const acc_t* r = FOO_PTR(const acc_t, rstd, rstd_offset);
+  __global const acc_t* w = FOO_PTR(const acc_t, weight, weight_offset);
+  __global const acc_t* s = FOO_PTR(const acc_t, sums, sums_offset);
+  __global st* dx = FOO_PTR(st, grad_input, grad_input_offset);
+  FOO_GRID_LOOP(block, blocks) {
+    const ulong g = block % groups, base = block * inner;
+    const acc_t mu = m[g], scale = r[g];
+#ifndef EVAL
+    const acc_t mean_gw = s[2 * g] / count, mean_gw_xhat = s[2 * g + 1] / count;
+#endif
+    for (ulong i = 0; i < inner; ++i) {
+      const acc_t gw = (acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, dy, base + i)) * foo_weight_at(w, g, i);
+#ifdef EVAL
+      const acc_t v = gw * scale;
+#else
+      const acc_t xhat = ((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, x, base + i)) - mu) * scale;
+      const acc_t v = scale * (gw - mean_gw - xhat * mean_gw_xhat);
+#endif
+      FOO_STORE(DT, dx, base + i, v);
+    }
+  }
+}
