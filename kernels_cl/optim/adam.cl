@@ -17,10 +17,10 @@ __kernel void adam_step(__global char* param, ulong param_offset, __global char*
 #ifdef FOUND_INF
   if (*FOO_PTR(const float, found_inf, found_inf_offset) != 0) return;
 #endif
-  __global st* p = FOO_PTR(st, param, param_offset);
-  __global st* g = FOO_PTR(st, grad, grad_offset);
-  __global st* m = FOO_PTR(st, exp_avg, exp_avg_offset);
-  __global st* v = FOO_PTR(st, exp_avg_sq, exp_avg_sq_offset);
+  __global st* restrict p = FOO_PTR(st, param, param_offset);
+  __global st* restrict g = FOO_PTR(st, grad, grad_offset);
+  __global st* restrict m = FOO_PTR(st, exp_avg, exp_avg_offset);
+  __global st* restrict v = FOO_PTR(st, exp_avg_sq, exp_avg_sq_offset);
   __global st* vmax = FOO_PTR(st, max_exp_avg_sq, max_exp_avg_sq_offset);
   const acc_t t = (acc_t)FOO_LOAD(STEP, FOO_PTR(const FOO_STORAGE(STEP), step, step_offset), 0);
   const acc_t step_size = lr / (1 - pow(beta1, t));

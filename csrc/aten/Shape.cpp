@@ -1,0 +1,95 @@
+// Ops that rearrange whole tensors, composed of foo's copy and index kernels: cat (and so stack),
+// flip and roll.
+#include "aten/Structured.h"
+
+#include <ATen/WrapDimUtilsMulti.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/cat_meta.h>
+#include <ATen/ops/index_select.h>
+#include <c10/core/DeviceGuard.h>
+
+namespace foo_cl::aten {
+namespace {
+
+using at::Tensor;
+
+// Legacy behaviour kept by PyTorch's cat: 1-d empty tensors are skipped whatever the other shapes.
+bool skipped_in_cat(const Tensor& t) {
+  return t.dim() == 1 && t.numel() == 0;
+}
+
+template <class Op>
+void cat_into(Op& op, const at::ITensorListRef& tensors, int64_t dim) {
+  const Tensor& out = op.maybe_get_output(0);
+  if (out.numel() == 0) return;
+  const c10::DeviceGuard guard(out.device());
+  int64_t offset = 0;
+  for (const Tensor& t : tensors) {
+    if (skipped_in_cat(t)) continue;
+    out.narrow(dim, offset, t.size(dim)).copy_(t);
+    offset += t.size(dim);
+  }
+}
+
+Tensor cat(const at::ITensorListRef& tensors, int64_t dim) {
+  detail::FunctionalOp<at::meta::structured_cat> op;
+  const auto precompute = op.meta(tensors, dim);
+  cat_into(op, tensors, precompute.dim);
+  return std::move(op.outputs[0]);
+}
+
+Tensor& cat_out(const at::ITensorListRef& tensors, int64_t dim, Tensor& out) {
+  detail::GivenOutputOp<at::meta::structured_cat, false> op(out);
+  const auto precompute = op.meta(tensors, dim);
+  cat_into(op, tensors, precompute.dim);
+  op.finish();
+  return out;
+}
+
+// Each flipped dim reads its positions in reverse through index_select.
+Tensor flip_dims(const Tensor& self, c10::IntArrayRef dims) {
+  const c10::DeviceGuard guard(self.device());
+  Tensor result = self;
+  const auto wrapped = at::dim_list_to_bitset(dims, self.dim());
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!wrapped[d] || self.size(d) <= 1) continue;
+    const Tensor reversed = at::arange(self.size(d) - 1, -1, -1, self.options().dtype(at::kLong));
+    result = at::index_select(result, d, reversed);
+  }
+  return result.is_same(self) ? self.clone() : result;
+}
+
+// As CPU: without dims the flattened tensor rolls; each (shift, dim) pair rolls along its dim.
+Tensor roll_dims(const Tensor& self, c10::IntArrayRef shifts, c10::IntArrayRef dims) {
+  TORCH_CHECK(!shifts.empty(), "`shifts` required");
+  if (dims.empty() && shifts.size() == 1) {
+    const int64_t flat_dim[] = {0};
+    return roll_dims(self.flatten(), shifts, flat_dim).view(self.sizes());
+  }
+  TORCH_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
+              ", dims:", dims.size());
+  const c10::DeviceGuard guard(self.device());
+  Tensor result = self.clone();
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const int64_t d = c10::maybe_wrap_dim(dims[k], self.dim());
+    const int64_t size = result.size(d);
+    if (size == 0) continue;
+    const int64_t shift = ((shifts[k] % size) + size) % size;
+    if (shift == 0) continue;
+    const Tensor source = result.clone();
+    result.narrow(d, shift, size - shift).copy_(source.narrow(d, 0, size - shift));
+    result.narrow(d, 0, shift).copy_(source.narrow(d, size - shift, shift));
+  }
+  return result;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("cat", cat);
+  m.impl("cat.out", cat_out);
+  m.impl("flip", flip_dims);
+  m.impl("roll", roll_dims);
+}
+
+}  // namespace foo_cl::aten
