@@ -1,11 +1,16 @@
 // Indexing: index_select (and so embedding), the embedding's dense backward (a sort of the
-// indices, then one deterministic sum per weight row), tril and triu.
+// indices, then one deterministic sum per weight row), masked_select and nonzero (a running count
+// of the selected elements gives each its slot), tril and triu.
 #include "launch/Launch.h"
 #include "launch/Sort.h"
 
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/aminmax.h>
+#include <ATen/ExpandUtils.h>
 #include <ATen/ops/arange.h>
+#include <ATen/ops/cumsum.h>
+#include <ATen/ops/ne.h>
+#include <ATen/ops/select.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/sub.h>
 #include <ATen/ops/empty.h>
@@ -99,6 +104,80 @@ Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices
   return out;
 }
 
+// The selected elements as a contiguous bool tensor and their inclusive running count; returns
+// how many there are (the output size: one wait for the device, as on CPU and CUDA).
+int64_t count_selected(const Tensor& condition, Tensor& selected, Tensor& positions) {
+  selected = condition.ne(0).contiguous();
+  positions = selected.view(-1).cumsum(0, at::kLong);
+  return selected.numel() == 0 ? 0 : positions[-1].item<int64_t>();
+}
+
+Tensor& masked_select_out(const Tensor& self, const Tensor& mask, Tensor& out) {
+  TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_select: expected BoolTensor for mask");
+  TORCH_CHECK(self.scalar_type() == out.scalar_type(), "masked_select(): self and result must have the same scalar type");
+  const c10::DeviceGuard guard(self.device());
+  auto [values, condition] = at::expand_outplace(self, mask);
+  Tensor selected, positions;
+  const int64_t count = count_selected(*condition, selected, positions);
+  at::native::resize_output(out, {count});
+  if (count == 0) return out;
+  const Tensor dense_values = values->contiguous();
+  const Tensor dense = out.is_contiguous() ? out : at::empty({count}, out.options());
+  const int64_t n = selected.numel();
+  launch::KernelCall(self.device().index(), "index/compact", "masked_select_contig",
+                     std::string("-DDT=") + launch::bits_dtype_name(self.scalar_type()) + " -DNDIM=1 " +
+                         launch::index_option(n))
+      .buffer(dense_values.const_data_ptr())
+      .buffer(selected.const_data_ptr())
+      .buffer(positions.const_data_ptr())
+      .buffer(dense.data_ptr())
+      .count(n)
+      .launch(n);
+  if (!dense.is_same(out)) out.copy_(dense);
+  return out;
+}
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  Tensor out = at::empty({0}, self.options());
+  return masked_select_out(self, mask, out);
+}
+
+Tensor& nonzero_out(const Tensor& self, Tensor& out) {
+  TORCH_CHECK(out.scalar_type() == at::kLong, "nonzero: Expected out tensor to have scalar type Long but got scalar type",
+              out.scalar_type());
+  TORCH_CHECK(self.dim() <= launch::kMaxDims, "nonzero: foo supports tensors of up to ", launch::kMaxDims,
+              " dims, got ", self.dim());
+  const c10::DeviceGuard guard(self.device());
+  Tensor selected, positions;
+  const int64_t count = count_selected(self, selected, positions);
+  at::native::resize_output(out, {count, self.dim()});
+  if (count == 0 || self.dim() == 0) {
+    if (self.dim() == 0) at::native::resize_output(out, {count, 0});
+    return out;
+  }
+  struct Sizes {
+    int64_t size[launch::kMaxDims];
+  } sizes{};
+  for (int64_t d = 0; d < self.dim(); ++d) sizes.size[d] = self.size(d);
+  const Tensor dense = out.is_contiguous() ? out : at::empty({count, self.dim()}, out.options());
+  const int64_t n = selected.numel();
+  launch::KernelCall(self.device().index(), "index/compact", "nonzero_contig",
+                     "-DDT=uint8 -DNDIM=" + std::to_string(self.dim()) + " " + launch::index_option(n))
+      .buffer(selected.const_data_ptr())
+      .buffer(positions.const_data_ptr())
+      .buffer(dense.data_ptr())
+      .value(sizes)
+      .count(n)
+      .launch(n);
+  if (!dense.is_same(out)) out.copy_(dense);
+  return out;
+}
+
+Tensor nonzero(const Tensor& self) {
+  Tensor out = at::empty({0}, self.options().dtype(at::kLong));
+  return nonzero_out(self, out);
+}
+
 // tril keeps column - row <= diagonal of the last two dims, triu column - row >= diagonal.
 Tensor& triangle_out(const Tensor& self, int64_t diagonal, Tensor& out, bool lower) {
   TORCH_CHECK(self.dim() >= 2, lower ? "tril" : "triu", ": input tensor must have at least 2 dimensions");
@@ -134,6 +213,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index_select", index_select);
   m.impl("index_select.out", index_select_out);
   m.impl("embedding_dense_backward", embedding_dense_backward);
+  m.impl("masked_select", masked_select);
+  m.impl("masked_select.out", masked_select_out);
+  m.impl("nonzero", nonzero);
+  m.impl("nonzero.out", nonzero_out);
   m.impl("tril.out", tril_out);
   m.impl("triu.out", triu_out);
   m.impl("tril_", tril_);
