@@ -591,11 +591,6 @@ def test_index_select_of_0d_and_empty_tensors_matches_cpu():
         assert_exact(self_.to(FOO).index_select(dim, index.to(FOO)).cpu(), self_.index_select(dim, index))
 
 
-@pytest.mark.xfail(
-    reason="index_select of a 0-d self with 2 indices: CPU raises 'Index to scalar can have only 1 value', "
-    "foo returns the scalar",
-    strict=True,
-)
 def test_index_select_of_0d_self_with_two_indices_raises_like_cpu():
     outcome = run_like_cpu(
         lambda: torch.tensor(2.5).index_select(0, torch.tensor([0, 0])),
@@ -817,21 +812,9 @@ def unscale(device: torch.device | str, grads: list[Tensor], inv_scale: float, f
 
 
 # (dtype, inv_scale) pairs where foo rounds inv_scale to the gradients' dtype before multiplying, while CPU and
-# CUDA multiply in float32 and round the product once.
-UNSCALE_ROUNDING_BUG = {(torch.float16, 1 / 3), (torch.float16, 2.0**-26), (torch.bfloat16, 1 / 3)}
-
-
 @pytest.mark.parametrize("inv_scale", [2.0**-16, 1 / 3, 2.0**-26], ids=["2^-16", "1/3", "2^-26"])
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
-def test_amp_unscale_matches_cpu(request, dtype, inv_scale):
-    if (dtype, inv_scale) in UNSCALE_ROUNDING_BUG:
-        request.applymarker(
-            pytest.mark.xfail(
-                reason="_amp_foreach_non_finite_check_and_unscale_ casts inv_scale to the gradient's 16-bit dtype "
-                "before multiplying (CPU: float32 product rounded once); 2^-26 is 0 in float16",
-                strict=True,
-            )
-        )
+def test_amp_unscale_matches_cpu(dtype, inv_scale):
     grads = [randn(7, dtype=dtype) * 10, randn(4, 6, dtype=dtype, seed=1)[:, ::2], torch.empty(0, dtype=dtype)]
     # step by step: finite gradients, then an inf, then a NaN (found_inf stays 1 once set)
     for step in range(3):
@@ -869,11 +852,6 @@ def test_amp_update_scale_matches_cpu(growth_interval, initial_scale):
     assert len({s for s, _ in states["foo"]}) > 2, "the scale neither grew nor backed off"
 
 
-@pytest.mark.xfail(
-    reason="_amp_update_scale_ with found_inf NaN: CPU backs off (any nonzero found_inf counts), foo tests "
-    "found_inf > 0 and grows the scale",
-    strict=True,
-)
 def test_amp_update_scale_treats_nan_found_inf_as_found_like_cpu():
     states = {}
     for device in ("cpu", FOO):

@@ -24,7 +24,7 @@ void non_finite_check_and_unscale(at::TensorList tensors, Tensor& found_inf, con
     if (t.numel() == 0) continue;
     const c10::DeviceGuard guard(t.device());
     at::maximum_out(found_inf, found_inf, t.isfinite().logical_not().any().to(at::kFloat).view(found_inf.sizes()));
-    t.mul_(inv_scale.to(t.scalar_type()));
+    t.mul_(inv_scale.squeeze());  // a 0-dim float: 16-bit gradients multiply in float32
   }
 }
 
@@ -36,7 +36,7 @@ Tensor& update_scale(Tensor& scale, Tensor& growth_tracker, const Tensor& found_
               "growth_tracker must be a 1-element int tensor.");
   TORCH_CHECK(scale.numel() == 1 && scale.scalar_type() == at::kFloat, "current_scale must be a 1-element float tensor.");
   const c10::DeviceGuard guard(scale.device());
-  const Tensor inf = found_inf.gt(0).view(scale.sizes());
+  const Tensor inf = found_inf.ne(0).view(scale.sizes());  // as CPU: any nonzero value, NaN too
   const Tensor count = at::where(inf, 0, growth_tracker + 1);
   const Tensor grown = scale * growth_factor;
   const Tensor grow = count.ge(growth_interval).logical_and_(grown.isfinite());

@@ -42,6 +42,8 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
   TORCH_CHECK(index.device() == self.device() && out.device() == self.device(),
               "index_select(): self, index and out must be on the same device, got ", self.device(), ", ",
               index.device(), " and ", out.device());
+  TORCH_CHECK(self.dim() > 0 || index.numel() <= 1, "index_select(): Index to scalar can have only 1 value, got ",
+              index.numel(), " value(s)");
   const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
   std::vector<int64_t> shape = self.sizes().vec();
   if (self.dim() > 0) shape[dim] = index.numel();

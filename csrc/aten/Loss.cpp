@@ -1,5 +1,6 @@
-// nll_loss (and so cross_entropy) forward and backward over [n, classes] inputs
-// (kernels_cl/loss/nll_loss.cl), with PyTorch's structured meta functions for checks and shapes.
+// Losses: nll_loss (and so cross_entropy) forward and backward over [n, classes] inputs
+// (kernels_cl/loss/nll_loss.cl, PyTorch's structured meta functions for checks and shapes), and
+// the elementwise losses (mse, smooth_l1, huber, binary_cross_entropy) composed of foo kernels.
 #include "aten/Structured.h"
 #include "launch/Launch.h"
 
@@ -8,7 +9,19 @@
 #include <ATen/ops/aminmax.h>
 #include <ATen/ops/nll_loss_backward_meta.h>
 #include <ATen/ops/nll_loss_forward_meta.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/abs.h>
+#include <ATen/ops/clamp.h>
+#include <ATen/ops/clamp_min.h>
 #include <ATen/ops/div.h>
+#include <ATen/ops/log.h>
+#include <ATen/ops/lt.h>
+#include <ATen/ops/mean.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/neg.h>
+#include <ATen/ops/rsub.h>
+#include <ATen/ops/sign.h>
+#include <ATen/ops/sub.h>
 #include <ATen/ops/sum.h>
 #include <ATen/ops/where.h>
 #include <c10/core/DeviceGuard.h>
@@ -108,9 +121,130 @@ Tensor& nll_loss_backward_out(const Tensor& grad_output, const Tensor& self, con
   return grad_input;
 }
 
+Tensor reduce(const Tensor& loss, int64_t reduction) {
+  if (reduction == at::Reduction::Mean) return loss.mean();
+  if (reduction == at::Reduction::Sum) return loss.sum();
+  return loss;
+}
+
+// d(reduced loss)/d(loss element): grad_output itself for none and sum, divided by n for mean.
+Tensor reduced_grad(const Tensor& grad_output, const Tensor& input, int64_t reduction) {
+  return reduction == at::Reduction::Mean ? grad_output / static_cast<double>(input.numel()) : grad_output;
+}
+
+Tensor& into(Tensor& out, const Tensor& result) {
+  at::native::resize_output(out, result.sizes());
+  return out.copy_(result);
+}
+
+Tensor mse(const Tensor& input, const Tensor& target, int64_t reduction) {
+  const Tensor diff = input - target;
+  return reduce(diff * diff, reduction);
+}
+
+Tensor& mse_out(const Tensor& input, const Tensor& target, int64_t reduction, Tensor& out) {
+  return into(out, mse(input, target, reduction));
+}
+
+Tensor mse_backward(const Tensor& grad_output, const Tensor& input, const Tensor& target, int64_t reduction) {
+  return (input - target).mul_(2).mul_(reduced_grad(grad_output, input, reduction));
+}
+
+Tensor& mse_backward_out(const Tensor& grad_output, const Tensor& input, const Tensor& target,
+                              int64_t reduction, Tensor& grad_input) {
+  return into(grad_input, mse_backward(grad_output, input, target, reduction));
+}
+
+// beta == 0 is the l1 loss, as CPU.
+Tensor smooth_l1(const Tensor& input, const Tensor& target, int64_t reduction, double beta) {
+  TORCH_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  const Tensor diff = (input - target).abs();
+  if (beta == 0) return reduce(diff, reduction);
+  return reduce(at::where(diff.lt(beta), diff * diff * (0.5 / beta), diff - 0.5 * beta), reduction);
+}
+
+Tensor& smooth_l1_out(const Tensor& input, const Tensor& target, int64_t reduction, double beta, Tensor& out) {
+  return into(out, smooth_l1(input, target, reduction, beta));
+}
+
+Tensor& smooth_l1_backward_out(const Tensor& grad_output, const Tensor& input, const Tensor& target,
+                                    int64_t reduction, double beta, Tensor& grad_input) {
+  const Tensor diff = input - target;
+  const Tensor slope = beta == 0 ? diff.sign() : at::where(diff.abs().lt(beta), diff / beta, diff.sign());
+  return into(grad_input, slope * reduced_grad(grad_output, input, reduction));
+}
+
+Tensor smooth_l1_backward(const Tensor& grad_output, const Tensor& input, const Tensor& target,
+                               int64_t reduction, double beta) {
+  Tensor grad_input = at::empty({0}, input.options());
+  return smooth_l1_backward_out(grad_output, input, target, reduction, beta, grad_input);
+}
+
+Tensor huber(const Tensor& input, const Tensor& target, int64_t reduction, double delta) {
+  TORCH_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  const Tensor diff = (input - target).abs();
+  return reduce(at::where(diff.lt(delta), diff * diff * 0.5, (diff - 0.5 * delta) * delta), reduction);
+}
+
+Tensor& huber_out(const Tensor& input, const Tensor& target, int64_t reduction, double delta, Tensor& out) {
+  return into(out, huber(input, target, reduction, delta));
+}
+
+Tensor& huber_backward_out(const Tensor& grad_output, const Tensor& input, const Tensor& target,
+                                int64_t reduction, double delta, Tensor& grad_input) {
+  const Tensor diff = input - target;
+  return into(grad_input, diff.clamp(-delta, delta) * reduced_grad(grad_output, input, reduction));
+}
+
+// As CPU: inputs must lie in [0, 1] (one wait for the device) and each log is clamped at -100.
+Tensor bce(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                            int64_t reduction) {
+  if (input.numel() > 0) {
+    const auto [low, high] = at::aminmax(input);
+    TORCH_CHECK(low.item<double>() >= 0 && high.item<double>() <= 1,
+                "all elements of input should be between 0 and 1");
+  }
+  Tensor loss = -(target * input.log().clamp_min(-100) + (1 - target) * (1 - input).log().clamp_min(-100));
+  if (weight && weight->defined()) loss = loss * *weight;
+  return reduce(loss, reduction);
+}
+
+Tensor& bce_out(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+                                 int64_t reduction, Tensor& out) {
+  return into(out, bce(input, target, weight, reduction));
+}
+
+Tensor bce_backward(const Tensor& grad_output, const Tensor& input, const Tensor& target,
+                                     const std::optional<Tensor>& weight, int64_t reduction) {
+  Tensor grad = (input - target) / ((1 - input) * input).clamp_min(1e-12) * reduced_grad(grad_output, input, reduction);
+  if (weight && weight->defined()) grad = grad * *weight;
+  return grad;
+}
+
+Tensor& bce_backward_out(const Tensor& grad_output, const Tensor& input, const Tensor& target,
+                                          const std::optional<Tensor>& weight, int64_t reduction,
+                                          Tensor& grad_input) {
+  return into(grad_input, bce_backward(grad_output, input, target, weight, reduction));
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("mse_loss", mse);
+  m.impl("mse_loss.out", mse_out);
+  m.impl("mse_loss_backward", mse_backward);
+  m.impl("mse_loss_backward.grad_input", mse_backward_out);
+  m.impl("smooth_l1_loss", smooth_l1);
+  m.impl("smooth_l1_loss.out", smooth_l1_out);
+  m.impl("smooth_l1_loss_backward", smooth_l1_backward);
+  m.impl("smooth_l1_loss_backward.grad_input", smooth_l1_backward_out);
+  m.impl("huber_loss", huber);
+  m.impl("huber_loss.out", huber_out);
+  m.impl("huber_loss_backward.out", huber_backward_out);
+  m.impl("binary_cross_entropy", bce);
+  m.impl("binary_cross_entropy.out", bce_out);
+  m.impl("binary_cross_entropy_backward", bce_backward);
+  m.impl("binary_cross_entropy_backward.grad_input", bce_backward_out);
   m.impl("nll_loss_forward.output", nll_loss_forward_out);
   m.impl("nll_loss_backward.grad_input", nll_loss_backward_out);
 }
