@@ -6,18 +6,28 @@ PyTorch's PrivateUse1 backend to "foo", registers ``torch.foo`` and generates ``
 ``import torch`` through the ``torch.backends`` entry point.
 """
 
+import atexit
+import time
+
 import torch
 
-from foo_cl import (
-    _C,  # noqa: F401  (registers the runtime and the kernels)
-    device_module,
-)
+from foo_cl import _C, device_module  # _C registers the runtime and the kernels
 
 __version__ = "0.1.0"
 
 torch.utils.rename_privateuse1_backend("foo")
 torch._register_device_module("foo", device_module)
 torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
+
+
+@atexit.register
+def _let_autograd_threads_finish() -> None:
+    """NOTE: at exit, foo's autograd device thread may still be dropping its last graph task, which
+    takes the GIL; if the interpreter is finalizing by then, the thread is torn down inside a
+    destructor and the process aborts ("terminate called without an active exception", see
+    pytorch/pytorch#38228). Giving up the GIL for a moment before finalization lets it finish."""
+    if _C._is_initialized():
+        time.sleep(0.02)
 
 
 def _autoload() -> None:
