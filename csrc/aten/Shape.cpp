@@ -21,6 +21,11 @@ bool skipped_in_cat(const Tensor& t) {
 template <class Op>
 void cat_into(Op& op, const at::ITensorListRef& tensors, int64_t dim) {
   const Tensor& out = op.maybe_get_output(0);
+  for (const Tensor& t : tensors) {
+    TORCH_CHECK(skipped_in_cat(t) || t.device() == out.device(),
+                "Expected all tensors to be on the same device, but found at least two devices, ", out.device(),
+                " and ", t.device(), "!");
+  }
   if (out.numel() == 0) return;
   const c10::DeviceGuard guard(out.device());
   int64_t offset = 0;
