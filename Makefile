@@ -8,8 +8,11 @@ SOURCES := setup.py $(shell find csrc kernels_cl -type f -not -path 'csrc/genera
 
 .PHONY: test bench build system clean
 
+# One pytest worker per core: on a fresh machine most of the time goes to compiling kernels.
+TEST_WORKERS ?= auto
+
 test: build
-	$(PY) -m pytest tests $(PYTEST_ARGS)
+	$(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 bench: build
 	$(PY) -m benchmarks.run $(BENCH_ARGS)
