@@ -8,6 +8,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include <cmath>
 #include <functional>
 
 namespace foo_cl::aten {
@@ -57,6 +58,7 @@ void adam(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs, 
     std::string options = launch::dtype_option("DT", p.scalar_type()) + launch::dtype_option("ACC", acc) +
                           launch::dtype_option("STEP", steps[k].scalar_type()) + launch::index_option(p.numel()) +
                           scaler_options(grad_scale, found_inf);
+    if (p.scalar_type() == acc) options += "-DVEC ";
     if (decoupled) options += "-DADAMW ";
     if (amsgrad) options += "-DAMSGRAD ";
     if (maximize) options += "-DMAXIMIZE ";
@@ -74,6 +76,8 @@ void adam(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs, 
                         .scalar(lr, acc)
                         .scalar(beta1, acc)
                         .scalar(beta2, acc)
+                        .scalar(std::log(beta1), acc)
+                        .scalar(std::log(beta2), acc)
                         .scalar(weight_decay, acc)
                         .scalar(eps, acc)
                         .count(p.numel())
