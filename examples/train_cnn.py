@@ -4,14 +4,11 @@ printing both losses per step. Usage: python -m examples.train_cnn [--steps N] [
 
 from __future__ import annotations
 
-import argparse
-import copy
-
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-import foo_cl  # noqa: F401  (registers the "foo" device)
+from examples import training
 
 
 class SmallCNN(nn.Module):
@@ -38,35 +35,8 @@ def synthetic_batches(steps: int, batch: int = 16, seed: int = 0) -> list[tuple[
 
 
 def train(model: nn.Module, device: str, batches, amp: bool = False) -> list[float]:
-    model = model.to(device)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    scaler = torch.amp.GradScaler(device, enabled=amp)
-    losses = []
-    for images, labels in batches:
-        images, labels = images.to(device), labels.to(device)
-        opt.zero_grad()
-        with torch.autocast(device, dtype=torch.float16, enabled=amp):
-            loss = F.cross_entropy(model(images), labels)
-        scaler.scale(loss).backward()
-        scaler.step(opt)
-        scaler.update()
-        losses.append(loss.item())
-    return losses
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--amp", action="store_true", help="float16 autocast with a GradScaler on foo")
-    args = parser.parse_args()
-    torch.manual_seed(0)
-    model = SmallCNN().eval()  # eval: dropout off, so both devices see the same function
-    batches = synthetic_batches(args.steps)
-    cpu = train(copy.deepcopy(model), "cpu", batches)
-    foo = train(copy.deepcopy(model), "foo", batches, amp=args.amp)
-    for step, (a, b) in enumerate(zip(foo, cpu)):
-        print(f"step {step:3d}  foo {a:.6f}  cpu {b:.6f}")
+    return training.train(model, device, batches, F.cross_entropy, amp)
 
 
 if __name__ == "__main__":
-    main()
+    training.compare_with_cpu(__doc__, SmallCNN, synthetic_batches, F.cross_entropy)

@@ -5,14 +5,11 @@ Usage: python -m examples.train_transformer [--steps N] [--amp]
 
 from __future__ import annotations
 
-import argparse
-import copy
-
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-import foo_cl  # noqa: F401  (registers the "foo" device)
+from examples import training
 
 
 class TinyLM(nn.Module):
@@ -33,41 +30,19 @@ class TinyLM(nn.Module):
 
 
 def synthetic_batches(steps: int, batch: int = 8, context: int = 32, vocab: int = 128, seed: int = 0):
+    """(tokens, next tokens) pairs of random token sequences."""
     g = torch.Generator().manual_seed(seed)
-    return [torch.randint(0, vocab, (batch, context + 1), generator=g) for _ in range(steps)]
+    sequences = [torch.randint(0, vocab, (batch, context + 1), generator=g) for _ in range(steps)]
+    return [(tokens[:, :-1], tokens[:, 1:]) for tokens in sequences]
+
+
+def next_token_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
 
 
 def train(model: nn.Module, device: str, batches, amp: bool = False) -> list[float]:
-    model = model.to(device)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    scaler = torch.amp.GradScaler(device, enabled=amp)
-    losses = []
-    for tokens in batches:
-        tokens = tokens.to(device)
-        opt.zero_grad()
-        with torch.autocast(device, dtype=torch.float16, enabled=amp):
-            logits = model(tokens[:, :-1])
-            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1))
-        scaler.scale(loss).backward()
-        scaler.step(opt)
-        scaler.update()
-        losses.append(loss.item())
-    return losses
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--amp", action="store_true", help="float16 autocast with a GradScaler on foo")
-    args = parser.parse_args()
-    torch.manual_seed(0)
-    model = TinyLM().eval()  # eval: dropout off, so both devices see the same function
-    batches = synthetic_batches(args.steps)
-    cpu = train(copy.deepcopy(model), "cpu", batches)
-    foo = train(copy.deepcopy(model), "foo", batches, amp=args.amp)
-    for step, (a, b) in enumerate(zip(foo, cpu)):
-        print(f"step {step:3d}  foo {a:.6f}  cpu {b:.6f}")
+    return training.train(model, device, batches, next_token_loss, amp)
 
 
 if __name__ == "__main__":
-    main()
+    training.compare_with_cpu(__doc__, TinyLM, synthetic_batches, next_token_loss)

@@ -31,8 +31,10 @@ void on_contiguous(std::vector<Tensor> tensors, const std::function<void(const s
   }
 }
 
-std::string scaler_options(const OptionalTensor& grad_scale, const OptionalTensor& found_inf) {
-  std::string options;
+// The options every optimizer kernel takes: dtypes, index width, GradScaler inputs.
+std::string step_options(const Tensor& param, const OptionalTensor& grad_scale, const OptionalTensor& found_inf) {
+  std::string options = launch::dtype_option("DT", param.scalar_type()) +
+                        launch::dtype_option("ACC", accumulate(param)) + launch::index_option(param.numel());
   if (grad_scale && grad_scale->defined()) options += "-DGRAD_SCALE ";
   if (found_inf && found_inf->defined()) options += "-DFOUND_INF ";
   return options;
@@ -55,9 +57,8 @@ void adam(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs, 
     if (p.numel() == 0) continue;
     const c10::DeviceGuard guard(p.device());
     const c10::ScalarType acc = accumulate(p);
-    std::string options = launch::dtype_option("DT", p.scalar_type()) + launch::dtype_option("ACC", acc) +
-                          launch::dtype_option("STEP", steps[k].scalar_type()) + launch::index_option(p.numel()) +
-                          scaler_options(grad_scale, found_inf);
+    std::string options =
+        step_options(p, grad_scale, found_inf) + launch::dtype_option("STEP", steps[k].scalar_type());
     if (p.scalar_type() == acc) options += "-DVEC ";
     if (decoupled) options += "-DADAMW ";
     if (amsgrad) options += "-DAMSGRAD ";
@@ -131,8 +132,7 @@ void fused_sgd(at::TensorList params, at::TensorList grads, at::TensorList momen
     if (p.numel() == 0) continue;
     const c10::DeviceGuard guard(p.device());
     const c10::ScalarType acc = accumulate(p);
-    std::string options = launch::dtype_option("DT", p.scalar_type()) + launch::dtype_option("ACC", acc) +
-                          launch::index_option(p.numel()) + scaler_options(grad_scale, found_inf);
+    std::string options = step_options(p, grad_scale, found_inf);
     if (with_momentum) options += "-DMOMENTUM ";
     if (with_momentum && is_first_step) options += "-DFIRST_STEP ";
     if (nesterov) options += "-DNESTEROV ";

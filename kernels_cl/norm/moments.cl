@@ -5,22 +5,9 @@
 // A work-group of LOCAL_SIZE items takes one group. Build options: DT, ACC (dtype names),
 // LOCAL_SIZE.
 #include "common.clh"
+#include "norm.clh"
 
 typedef FOO_STORAGE(DT) st;
-typedef FOO_COMPUTE(ACC) acc_t;
-
-inline acc_t foo_group_sum(__local acc_t* scratch, acc_t value) {
-  const uint lid = get_local_id(0);
-  scratch[lid] = value;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint half_size = LOCAL_SIZE / 2; half_size > 0; half_size /= 2) {
-    if (lid < half_size) scratch[lid] += scratch[lid + half_size];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const acc_t total = scratch[0];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return total;
-}
 
 __kernel void moments(__global const char* input, ulong input_offset, __global char* mean, ulong mean_offset,
                       __global char* var, ulong var_offset, ulong groups, ulong outer, ulong inner) {

@@ -6,9 +6,9 @@
 // statistics); weights in ACC. Build options: DT, ACC (dtype names), INDEX_T, LOCAL_SIZE, PER_ELEMENT,
 // WITH_WEIGHT, EVAL.
 #include "common.clh"
+#include "norm.clh"
 
 typedef FOO_STORAGE(DT) st;
-typedef FOO_COMPUTE(ACC) acc_t;
 
 inline acc_t foo_weight_at(__global const acc_t* w, ulong g, ulong i) {
 #ifdef WITH_WEIGHT
@@ -20,19 +20,6 @@ inline acc_t foo_weight_at(__global const acc_t* w, ulong g, ulong i) {
 #else
   return 1;
 #endif
-}
-
-inline acc_t foo_local_sum(__local acc_t* scratch, acc_t value) {
-  const uint lid = get_local_id(0);
-  scratch[lid] = value;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint half_size = LOCAL_SIZE / 2; half_size > 0; half_size /= 2) {
-    if (lid < half_size) scratch[lid] += scratch[lid + half_size];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const acc_t total = scratch[0];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return total;
 }
 
 __kernel void group_sums(__global const char* grad, ulong grad_offset, __global const char* input,
@@ -58,8 +45,8 @@ __kernel void group_sums(__global const char* grad, ulong grad_offset, __global 
         sum_gw_xhat += gw * ((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, x, base + i)) - mu) * scale;
       }
     }
-    sum_gw = foo_local_sum(scratch, sum_gw);
-    sum_gw_xhat = foo_local_sum(scratch, sum_gw_xhat);
+    sum_gw = foo_group_sum(scratch, sum_gw);
+    sum_gw_xhat = foo_group_sum(scratch, sum_gw_xhat);
     if (lid == 0) {
       out[2 * g] = sum_gw;
       out[2 * g + 1] = sum_gw_xhat;

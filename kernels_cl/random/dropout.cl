@@ -17,10 +17,7 @@ __kernel void dropout_contig(__global char* out, ulong out_offset, __global char
   FOO_GRID_LOOP(t, tiles) {
     const foo_philox8 r = foo_philox_tile(seed, offset + (ulong)t * 8);
     float u[32];
-    vstore8(foo_uniform8(r.x, 24), 0, u);
-    vstore8(foo_uniform8(r.y, 24), 1, u);
-    vstore8(foo_uniform8(r.z, 24), 2, u);
-    vstore8(foo_uniform8(r.w, 24), 3, u);
+    foo_uniform_tile(r, u);
     const INDEX_T first = t * 32;
     for (int k = 0; k < 32 && k < n - first; ++k) {
       const bool kept = u[k] < p1m;
