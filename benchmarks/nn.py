@@ -54,7 +54,9 @@ def cross_entropy(device: str) -> Op:
     return lambda: F.cross_entropy(logits, target)
 
 
-@benchmark("scaled_dot_product_attention", size="8x8 heads, 256x64, causal", unit="GFLOP/s", work=4 * 64 * 256 * 256 * 64)
+@benchmark(
+    "scaled_dot_product_attention", size="8x8 heads, 256x64, causal", unit="GFLOP/s", work=4 * 64 * 256 * 256 * 64
+)
 def attention(device: str) -> Op:
     q, k, v = (_randn(8, 8, 256, 64, device=device) for _ in range(3))
     return lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True)
