@@ -485,25 +485,12 @@ CLASSES = 5
 TARGETS = torch.tensor([0, 4, 2, 2, 1, 3, 4])  # 7 samples, class 2 twice
 
 
-def cross_entropy_case_is_a_known_fallback(reduction: str, weight: bool, label_smoothing: float) -> bool:
-    return reduction == "mean" and weight and label_smoothing > 0
-
-
 @pytest.mark.parametrize("label_smoothing", [0.0, 0.2], ids=["no_smoothing", "smoothing_0.2"])
 @pytest.mark.parametrize("ignore_index", [-100, 2], ids=["no_ignored", "ignore_2"])
 @pytest.mark.parametrize("weight", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dtype_id)
-def test_cross_entropy_matches_cpu(request, dtype, reduction, weight, ignore_index, label_smoothing):
-    if cross_entropy_case_is_a_known_fallback(reduction, weight, label_smoothing):
-        request.applymarker(
-            pytest.mark.xfail(
-                reason="cross_entropy(weight=..., label_smoothing>0, reduction='mean') runs aten::masked_select, "
-                "which has no foo kernel (falls back to the CPU)",
-                raises=NotImplementedError,
-                strict=True,
-            )
-        )
+def test_cross_entropy_matches_cpu(dtype, reduction, weight, ignore_index, label_smoothing):
     weights = (torch.rand(CLASSES, generator=torch.Generator().manual_seed(1), dtype=dtype) + 0.5,) if weight else ()
 
     def fn(x: Tensor, targets: Tensor, *weights: Tensor) -> Tensor:
@@ -611,13 +598,70 @@ def test_index_select_out_of_range_raises_index_error(dim, index):
             x.index_select(dim, positions)
 
 
-@pytest.mark.xfail(
-    reason="index_select's backward (index_add) has no foo kernel: aten::index_add.out falls back to the CPU",
-    raises=NotImplementedError,
-    strict=True,
-)
 def test_index_select_gradient_matches_cpu():
     check_gradients(lambda x, i: x.index_select(1, i), [randn(3, 4, 5)], (torch.tensor([0, 2, 2, 3]),))
+
+
+# ---- gather, scatter, scatter_add, index_add ------------------------------------------------------
+
+SCATTER_DTYPES = [*FLOAT_DTYPES, *INT_DTYPES, torch.bool]
+
+
+def small_values(shape: tuple[int, ...], dtype: torch.dtype, seed: int = 0) -> Tensor:
+    """Values in {0, 1, 2} (so integer and 16-bit sums are exact in any order)."""
+    return torch.randint(0, 3, shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+@pytest.mark.parametrize("dtype", SCATTER_DTYPES, ids=dtype_id)
+def test_gather_scatter_and_scatter_add_match_cpu(dtype, dim):
+    self_ = small_values((4, 5, 6), dtype)
+    index_shape = [3, 4, 5]
+    index_shape[dim] = 7  # repeated positions along dim
+    index = torch.randint(0, self_.size(dim), index_shape, generator=torch.Generator().manual_seed(1))
+    src = small_values(tuple(index_shape), dtype, seed=2)
+    for op in (
+        lambda s, i, x: s.gather(dim, i),
+        lambda s, i, x: s.scatter_add(dim, i, x),
+        lambda s, i, x: s.clone().scatter_add_(dim, i, x),
+        lambda s, i, x: s.scatter(dim, i[:1] if dim == 0 else i.narrow(dim, 0, 1), 1),
+    ):
+        assert_exact(op(self_.to(FOO), index.to(FOO), src.to(FOO)).cpu(), op(self_, index, src))
+
+
+def test_scatter_with_distinct_positions_matches_cpu():
+    self_, src = randn(5, 4), randn(2, 4, seed=1)
+    index = torch.tensor([[4, 0, 1, 3], [2, 3, 0, 1]])
+    assert_exact(self_.to(FOO).scatter(0, index.to(FOO), src.to(FOO)).cpu(), self_.scatter(0, index, src))
+
+
+def test_gather_and_scatter_add_gradients_match_cpu():
+    index = torch.tensor([[0, 2, 2], [1, 0, 1]])
+    check_gradients(lambda x, i: x.gather(1, i), [randn(2, 4)], (index,))
+    check_gradients(lambda x, s, i: x.scatter_add(1, i, s), [randn(2, 4), randn(2, 3, seed=1)], (index,))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64], ids=dtype_id)
+def test_index_add_matches_cpu(dtype):
+    self_, source = small_values((3, 5), dtype), small_values((3, 4), dtype, seed=1)
+    index = torch.tensor([4, 0, 4, 2])
+    assert_exact(
+        self_.to(FOO).index_add(1, index.to(FOO), source.to(FOO), alpha=2).cpu(),
+        self_.index_add(1, index, source, alpha=2),
+    )
+
+
+def test_out_of_range_gather_and_scatter_positions_raise_index_error():
+    x = torch.zeros(3, 4, device=FOO)
+    with pytest.raises(IndexError, match="out of bounds"):
+        x.gather(1, torch.tensor([[4]], device=FOO))
+    with pytest.raises(IndexError, match="out of bounds"):
+        x.scatter_add(0, torch.tensor([[-1]], device=FOO), torch.ones(1, 1, device=FOO))
+
+
+def test_one_hot_matches_cpu():
+    labels = torch.tensor([3, 0, 4, 4])
+    assert_exact(F.one_hot(labels.to(FOO), 6).cpu(), F.one_hot(labels, 6))
 
 
 # Indices into 7 rows with repeats; row 3 is never used.

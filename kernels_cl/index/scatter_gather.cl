@@ -1,0 +1,45 @@
+// index/scatter_gather: gather, scatter and scatter_add along one dim, over an iterator of three
+// operands of the index's shape: (out, self, index) for gather and (self, src, index) for scatter.
+// `self` is a view with stride 0 along the dim; its real stride there, dim_stride (bytes), is
+// taken index times; a scalar source comes as its encoding's bits. Positions are checked on the host. gather and scatter only move values (DT:
+// the unsigned-size dtype of the element size); scatter_add (ACCUMULATE) adds atomically in DT's
+// compute type. Build options: DT, INDEX_T, NDIM, SRC_SCALAR, ACCUMULATE.
+#define NOPERANDS 3
+#include "common.clh"
+
+#ifdef ACCUMULATE
+#include "atomics.clh"
+#endif
+
+typedef FOO_STORAGE(DT) st;
+
+#ifndef ACCUMULATE
+__kernel void gather_strided(__global char* out, ulong out_offset, __global const char* self, ulong self_offset,
+                             __global const char* index, ulong index_offset, foo_layout L, long dim_stride,
+                             INDEX_T n) {
+  FOO_GRID_LOOP(i, n) {
+    long off[3];
+    foo_offsets(&L, i, off);
+    const long k = *FOO_PTR(const long, index, index_offset + off[2]);
+    *FOO_PTR(st, out, out_offset + off[0]) = *FOO_PTR(const st, self, self_offset + off[1] + k * dim_stride);
+  }
+}
+#endif
+
+__kernel void scatter_strided(__global char* self, ulong self_offset, __global const char* src, ulong src_offset,
+                              __global const char* index, ulong index_offset, foo_layout L, long dim_stride,
+                              ulong value_bits, INDEX_T n) {
+  FOO_GRID_LOOP(i, n) {
+    long off[3];
+    foo_offsets(&L, i, off);
+    const long k = *FOO_PTR(const long, index, index_offset + off[2]);
+    __global st* target = FOO_PTR(st, self, self_offset + off[0] + k * dim_stride);
+#ifdef SRC_SCALAR
+    *target = (st)value_bits;
+#elif defined(ACCUMULATE)
+    foo_atomic_add(target, FOO_CONVERT(DT, FOO_LOAD(DT, FOO_PTR(const st, src, src_offset + off[1]), 0)));
+#else
+    *target = *FOO_PTR(const st, src, src_offset + off[1]);
+#endif
+  }
+}
