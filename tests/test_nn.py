@@ -956,3 +956,51 @@ def test_example_trains_like_cpu(example):
     amp = module.train(copy.deepcopy(model), "foo", batches, amp=True)
     assert all(math.isfinite(loss) for loss in amp), amp
     torch.testing.assert_close(amp[0], cpu[0], rtol=2e-2, atol=0)
+
+
+# ---- advanced indexing ----------------------------------------------------------------------------
+
+
+def index_cases(device: torch.device | str, t: Tensor) -> list[tuple]:
+    """Index expressions of numpy's kinds: one index tensor, several (adjacent or not), masks, negatives."""
+    i = torch.tensor([0, 2, -1], device=device)
+    return [
+        (i,),
+        (slice(None), torch.tensor([[1, 4], [0, 0]], device=device)),
+        (torch.tensor([0, 1], device=device), slice(None), torch.tensor([5, 2], device=device)),
+        (slice(None), torch.tensor([0, 1], device=device), torch.tensor([5, 2], device=device)),
+        (t > 0.5,),
+        ((t > 0)[:, :, 0],),
+        (1, torch.tensor([3], device=device)),
+        (Ellipsis, torch.tensor([1, 1], device=device)),
+    ]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_advanced_indexing_matches_cpu(case):
+    x = randn(4, 5, 6)
+    expected = x[index_cases("cpu", x)[case]]
+    actual = x.to(FOO)[index_cases(FOO, x.to(FOO))[case]]
+    assert_exact(actual.cpu(), expected)
+
+
+@pytest.mark.parametrize("accumulate", [False, True], ids=["assign", "accumulate"])
+def test_index_put_matches_cpu(accumulate):
+    x = randn(4, 5, 6)
+    for make_index, values in [
+        (lambda d: (torch.tensor([0, 2, 3], device=d),), randn(3, 5, 6, seed=1)),
+        (lambda d: (torch.tensor([0, 1], device=d), torch.tensor([4, 2], device=d)), randn(2, 6, seed=2)),
+        (lambda d: (x.to(d) > 0,), torch.tensor(1.5)),
+    ]:
+        expected = x.clone().index_put_(make_index("cpu"), values, accumulate=accumulate)
+        actual = x.to(FOO).index_put_(make_index(FOO), values.to(FOO), accumulate=accumulate)
+        torch.testing.assert_close(actual.cpu(), expected)
+
+
+def test_indexing_gradient_matches_cpu():
+    check_gradients(lambda w, i: w[i], [randn(6, 3)], (torch.tensor([1, 1, 4, 0]),))
+
+
+def test_out_of_range_advanced_index_raises_index_error():
+    with pytest.raises(IndexError, match="out of bounds"):
+        torch.zeros(4, 2, device=FOO)[torch.tensor([4], device=FOO)]

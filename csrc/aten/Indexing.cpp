@@ -1,12 +1,20 @@
 // Indexing: index_select (and so embedding), the embedding's dense backward (a sort of the
 // indices, then one deterministic sum per weight row), masked_select and nonzero (a running count
-// of the selected elements gives each its slot), tril and triu.
+// of the selected elements gives each its slot), advanced indexing (index and index_put_: the
+// indexed dims moved to the front and flattened, positions combined into one, then index_select,
+// scatter or scatter_add along it), tril and triu.
 #include "launch/Launch.h"
 #include "launch/Sort.h"
 
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/aminmax.h>
 #include <ATen/ExpandUtils.h>
+#include <ATen/native/IndexingUtils.h>
+#include <ATen/ops/index_select.h>
+#include <ATen/ops/lt.h>
+#include <ATen/ops/movedim.h>
+#include <ATen/ops/scatter.h>
+#include <ATen/ops/scatter_add.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/cumsum.h>
 #include <ATen/ops/ne.h>
@@ -20,6 +28,8 @@
 #include <ATen/WrapDimUtils.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
+
+#include <algorithm>
 
 namespace foo_cl::aten {
 namespace {
@@ -180,6 +190,121 @@ Tensor nonzero(const Tensor& self) {
   return nonzero_out(self, out);
 }
 
+// Advanced indexing, on self with its indexed dims moved to the front and merged into one: the
+// merged positions (indices broadcast, negatives wrapped, checked), their shape, and where the
+// result's indexed dims go (numpy's rule: in place if the indexed dims are adjacent, else first).
+struct MergedIndex {
+  Tensor front;                         // self, indexed dims first (a view)
+  Tensor positions;                     // int64, index_shape
+  std::vector<int64_t> index_shape;
+  int64_t indexed = 0;                  // how many dims were indexed
+  int64_t place = 0;                    // where the index dims go in the result
+};
+
+MergedIndex merge_indices(const Tensor& self, const c10::List<std::optional<Tensor>>& indices) {
+  std::vector<Tensor> expanded = at::native::expandTensors(self, indices);
+  TORCH_CHECK_INDEX(expanded.size() <= static_cast<size_t>(self.dim()), "too many indices for tensor of dimension ",
+                    self.dim(), " (got ", expanded.size(), ")");
+  expanded.resize(self.dim());  // transposeToFront expects one entry per dim
+  MergedIndex m;
+  const bool adjacent = at::native::hasContiguousSubspace(expanded);
+  for (size_t d = 0; d < expanded.size(); ++d) {
+    if (expanded[d].defined()) {
+      if (m.indexed == 0) m.place = adjacent ? static_cast<int64_t>(d) : 0;
+      ++m.indexed;
+      TORCH_CHECK_INDEX(!c10::isFloatingType(expanded[d].scalar_type()),
+                        "tensors used as indices must be long, int, byte or bool tensors");
+      expanded[d] = expanded[d].to(self.device(), at::kLong);
+    }
+  }
+  std::vector<Tensor> ordered;
+  std::tie(m.front, ordered) = at::native::transposeToFront(self, expanded);
+  std::vector<Tensor> defined(ordered.begin(), ordered.begin() + m.indexed);
+  defined = at::expand_outplace(defined);
+  m.index_shape = defined[0].sizes().vec();
+  m.positions = at::zeros(m.index_shape, defined[0].options());
+  for (int64_t j = 0; j < m.indexed; ++j) {
+    const int64_t size = m.front.size(j);
+    const Tensor& p = defined[j];
+    if (p.numel() > 0) {
+      const auto [low, high] = at::aminmax(p);
+      const int64_t lowest = low.item<int64_t>(), highest = high.item<int64_t>();
+      TORCH_CHECK_INDEX(lowest >= -size && highest < size, "index ", lowest < -size ? lowest : highest,
+                        " is out of bounds for dimension ", j, " with size ", size);
+    }
+    m.positions = m.positions * size + at::where(p.lt(0), p + size, p);
+  }
+  return m;
+}
+
+// The rest of `front` after its first `indexed` dims.
+std::vector<int64_t> rest_shape(const MergedIndex& m) {
+  return m.front.sizes().slice(m.indexed).vec();
+}
+
+Tensor& index_out(const Tensor& self, const c10::List<std::optional<Tensor>>& indices, Tensor& out) {
+  const c10::DeviceGuard guard(self.device());
+  const MergedIndex m = merge_indices(self, indices);
+  const auto rest = rest_shape(m);
+  std::vector<int64_t> flat_shape{-1};
+  flat_shape.insert(flat_shape.end(), rest.begin(), rest.end());
+  Tensor result = at::index_select(m.front.reshape(flat_shape), 0, m.positions.reshape(-1));
+  std::vector<int64_t> shape = m.index_shape;
+  shape.insert(shape.end(), rest.begin(), rest.end());
+  result = result.view(shape);
+  const int64_t k = static_cast<int64_t>(m.index_shape.size());
+  if (m.place > 0 && k > 0) {
+    std::vector<int64_t> from(k), to(k);
+    for (int64_t i = 0; i < k; ++i) from[i] = i, to[i] = m.place + i;
+    result = result.movedim(from, to);
+  }
+  at::native::resize_output(out, result.sizes());
+  return out.copy_(result);
+}
+
+Tensor index(const Tensor& self, const c10::List<std::optional<Tensor>>& indices) {
+  Tensor out = at::empty({0}, self.options());
+  return index_out(self, indices, out);
+}
+
+// self[indices] = values (or += with accumulate): a scatter (scatter_add) along the merged dim of a
+// contiguous copy of self's front view, copied back.
+Tensor& index_put_impl_(Tensor& self, const c10::List<std::optional<Tensor>>& indices, const Tensor& values,
+                        bool accumulate, bool /*unsafe*/) {
+  const c10::DeviceGuard guard(self.device());
+  const MergedIndex m = merge_indices(self, indices);
+  const auto rest = rest_shape(m);
+  const int64_t k = static_cast<int64_t>(m.index_shape.size());
+  // values as the indexing result is shaped, then with the index dims first.
+  std::vector<int64_t> shape = m.index_shape;
+  shape.insert(shape.end(), rest.begin(), rest.end());
+  if (m.place > 0 && k > 0) std::rotate(shape.begin(), shape.begin() + k, shape.begin() + k + m.place);
+  Tensor vals = values.to(self.device(), self.scalar_type()).expand(shape);
+  if (m.place > 0 && k > 0) {
+    std::vector<int64_t> from(k), to(k);
+    for (int64_t i = 0; i < k; ++i) from[i] = m.place + i, to[i] = i;
+    vals = vals.movedim(from, to);
+  }
+  const int64_t count = m.positions.numel();
+  std::vector<int64_t> flat_shape{count};
+  flat_shape.insert(flat_shape.end(), rest.begin(), rest.end());
+  vals = vals.reshape(flat_shape);
+  std::vector<int64_t> position_shape(flat_shape.size(), 1);
+  position_shape[0] = count;
+  const Tensor positions = m.positions.reshape(position_shape).expand(flat_shape);
+  Tensor work = m.front.contiguous();
+  std::vector<int64_t> work_shape{-1};
+  work_shape.insert(work_shape.end(), rest.begin(), rest.end());
+  Tensor flat = work.view(work_shape);
+  if (accumulate) {
+    flat.scatter_add_(0, positions, vals);
+  } else {
+    flat.scatter_(0, positions, vals);
+  }
+  if (!work.is_same(m.front)) m.front.copy_(work);
+  return self;
+}
+
 // tril keeps column - row <= diagonal of the last two dims, triu column - row >= diagonal.
 Tensor& triangle_out(const Tensor& self, int64_t diagonal, Tensor& out, bool lower) {
   TORCH_CHECK(self.dim() >= 2, lower ? "tril" : "triu", ": input tensor must have at least 2 dimensions");
@@ -215,6 +340,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index_select", index_select);
   m.impl("index_select.out", index_select_out);
   m.impl("embedding_dense_backward", embedding_dense_backward);
+  m.impl("index.Tensor", index);
+  m.impl("index.Tensor_out", index_out);
+  m.impl("_index_put_impl_", index_put_impl_);
   m.impl("masked_select", masked_select);
   m.impl("masked_select.out", masked_select_out);
   m.impl("nonzero", nonzero);
