@@ -1004,3 +1004,18 @@ def test_indexing_gradient_matches_cpu():
 def test_out_of_range_advanced_index_raises_index_error():
     with pytest.raises(IndexError, match="out of bounds"):
         torch.zeros(4, 2, device=FOO)[torch.tensor([4], device=FOO)]
+
+
+AVG_POOL_CASES = {
+    "k2": {"kernel_size": 2},
+    "k3_s2_p1": {"kernel_size": 3, "stride": 2, "padding": 1},
+    "exclude_pad": {"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": False},
+    "rect_ceil": {"kernel_size": (3, 2), "stride": (1, 2), "padding": (1, 0), "ceil_mode": True},
+    "ceil_exclude_pad": {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False},
+    "divisor_override": {"kernel_size": 3, "divisor_override": 5},
+}
+
+
+@pytest.mark.parametrize("kwargs", AVG_POOL_CASES.values(), ids=AVG_POOL_CASES.keys())
+def test_avg_pool2d_and_gradient_match_cpu(kwargs):
+    check_gradients(lambda x: F.avg_pool2d(x, **kwargs), [randn(2, 3, 9, 8)])

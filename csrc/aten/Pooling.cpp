@@ -1,8 +1,10 @@
-// max_pool2d with indices, forward and backward (kernels_cl/pool/), with PyTorch's structured
-// meta functions for argument checks and output shapes.
+// max_pool2d with indices and avg_pool2d, forward and backward (kernels_cl/pool/), with PyTorch's
+// structured meta functions for argument checks and output shapes.
 #include "aten/Structured.h"
 #include "launch/Launch.h"
 
+#include <ATen/ops/avg_pool2d_backward_meta.h>
+#include <ATen/ops/avg_pool2d_meta.h>
 #include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
 #include <ATen/ops/max_pool2d_with_indices_meta.h>
 #include <c10/core/DeviceGuard.h>
@@ -12,7 +14,7 @@ namespace {
 
 using at::Tensor;
 
-// foo_pool_shape of kernels_cl/pool/max_pool2d.cl.
+// foo_pool_shape of kernels_cl/pool.clh.
 struct PoolShape {
   int64_t height, width, out_h, out_w;
   int64_t kh, kw, sh, sw, ph, pw, dh, dw;
@@ -114,9 +116,82 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
                                               grad_input);
 }
 
+constexpr int64_t kNoDilation[] = {1};
+
+// Runs `name` of pool/avg_pool2d over `result` (written densely, copied into a strided result).
+void avg_pool_launch(const char* name, const Tensor& result, const Tensor& input, const PoolShape& shape,
+                     bool count_include_pad, std::optional<int64_t> divisor_override, int64_t n) {
+  if (n == 0) return;
+  const Tensor dense = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
+  std::string options = pool_options(dense, n);
+  if (count_include_pad) options += "-DCOUNT_INCLUDE_PAD ";
+  launch::KernelCall(input.device().index(), "pool/avg_pool2d", name, options)
+      .buffer(input.const_data_ptr())
+      .buffer(dense.data_ptr())
+      .value(shape)
+      .value(divisor_override.value_or(0))
+      .count(n)
+      .launch(n);
+  if (!dense.is_same(result)) result.copy_(dense);
+}
+
+template <class Op>
+void avg_pool_forward(Op& op, const Tensor& self, c10::IntArrayRef kernel, c10::IntArrayRef stride,
+                      c10::IntArrayRef padding, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const Tensor& out = op.maybe_get_output(0);
+  const c10::DeviceGuard guard(self.device());
+  const Tensor input = self.contiguous();
+  avg_pool_launch("avg_pool2d_forward", out, input, pool_shape(input, out, kernel, stride, padding, kNoDilation),
+                  count_include_pad, divisor_override, out.numel());
+}
+
+Tensor& avg_pool2d_out(const Tensor& self, c10::IntArrayRef kernel, c10::IntArrayRef stride, c10::IntArrayRef padding,
+                       bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, Tensor& out) {
+  detail::GivenOutputOp<at::meta::structured_avg_pool2d, false> op(out);
+  op.meta(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  avg_pool_forward(op, self, kernel, stride, padding, count_include_pad, divisor_override);
+  op.finish();
+  return out;
+}
+
+Tensor avg_pool2d(const Tensor& self, c10::IntArrayRef kernel, c10::IntArrayRef stride, c10::IntArrayRef padding,
+                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  detail::FunctionalOp<at::meta::structured_avg_pool2d> op;
+  op.meta(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  avg_pool_forward(op, self, kernel, stride, padding, count_include_pad, divisor_override);
+  return std::move(op.outputs[0]);
+}
+
+Tensor& avg_pool2d_backward_out(const Tensor& grad_output, const Tensor& self, c10::IntArrayRef kernel,
+                                c10::IntArrayRef stride, c10::IntArrayRef padding, bool ceil_mode,
+                                bool count_include_pad, std::optional<int64_t> divisor_override, Tensor& grad_input) {
+  detail::GivenOutputOp<at::meta::structured_avg_pool2d_backward, false> op(grad_input);
+  op.meta(grad_output, self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  const Tensor& result = op.maybe_get_output(0);
+  const c10::DeviceGuard guard(self.device());
+  const Tensor grad = grad_output.contiguous();
+  avg_pool_launch("avg_pool2d_backward", result, grad,
+                  pool_shape(self, grad_output, kernel, stride, padding, kNoDilation), count_include_pad,
+                  divisor_override, result.numel());
+  op.finish();
+  return grad_input;
+}
+
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, c10::IntArrayRef kernel,
+                           c10::IntArrayRef stride, c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override) {
+  Tensor grad_input = at::empty({0}, self.options());
+  return avg_pool2d_backward_out(grad_output, self, kernel, stride, padding, ceil_mode, count_include_pad,
+                                 divisor_override, grad_input);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("avg_pool2d", avg_pool2d);
+  m.impl("avg_pool2d.out", avg_pool2d_out);
+  m.impl("avg_pool2d_backward", avg_pool2d_backward);
+  m.impl("avg_pool2d_backward.grad_input", avg_pool2d_backward_out);
   m.impl("max_pool2d_with_indices", max_pool2d_with_indices);
   m.impl("max_pool2d_with_indices.out", max_pool2d_with_indices_out);
   m.impl("max_pool2d_with_indices_backward", max_pool2d_with_indices_backward);

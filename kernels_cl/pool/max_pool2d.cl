@@ -3,14 +3,10 @@
 // wins, as CPU). Backward: each input element gathers the gradients of the outputs whose index
 // is its own position (no atomics). Build options: DT (dtype name), INDEX_T.
 #include "common.clh"
+#include "pool.clh"
 
 typedef FOO_STORAGE(DT) st;
 typedef FOO_COMPUTE(DT) ct;
-
-typedef struct {
-  long height, width, out_h, out_w;
-  long kh, kw, sh, sw, ph, pw, dh, dw;
-} foo_pool_shape;
 
 __kernel void max_pool2d_forward(__global const char* input, ulong input_offset, __global char* output,
                                  ulong output_offset, __global char* indices, ulong indices_offset, foo_pool_shape s,
