@@ -1019,3 +1019,14 @@ AVG_POOL_CASES = {
 @pytest.mark.parametrize("kwargs", AVG_POOL_CASES.values(), ids=AVG_POOL_CASES.keys())
 def test_avg_pool2d_and_gradient_match_cpu(kwargs):
     check_gradients(lambda x: F.avg_pool2d(x, **kwargs), [randn(2, 3, 9, 8)])
+
+
+@pytest.mark.parametrize("output_size", [(3, 2), (1, 1), (4, 5), (9, 8)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_adaptive_pooling_and_gradients_match_cpu(output_size):
+    check_gradients(lambda x: F.adaptive_avg_pool2d(x, output_size), [randn(2, 3, 9, 8)])
+    check_gradients(lambda x: F.adaptive_max_pool2d(x, output_size), [randn(2, 3, 9, 8)])
+    x = randn(3, 9, 8)
+    assert_exact(
+        F.adaptive_max_pool2d(x.to(FOO), output_size, return_indices=True)[1].cpu(),
+        F.adaptive_max_pool2d(x, output_size, return_indices=True)[1],
+    )

@@ -1,8 +1,10 @@
-// max_pool2d with indices and avg_pool2d, forward and backward (kernels_cl/pool/), with PyTorch's
-// structured meta functions for argument checks and output shapes.
+// max_pool2d with indices, avg_pool2d and adaptive average/max pooling, forward and backward
+// (kernels_cl/pool/), with PyTorch's structured meta functions for argument checks and shapes.
 #include "aten/Structured.h"
 #include "launch/Launch.h"
 
+#include <ATen/ops/adaptive_max_pool2d_backward_meta.h>
+#include <ATen/ops/adaptive_max_pool2d_meta.h>
 #include <ATen/ops/avg_pool2d_backward_meta.h>
 #include <ATen/ops/avg_pool2d_meta.h>
 #include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
@@ -185,9 +187,103 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, c10::I
                                  divisor_override, grad_input);
 }
 
+// Adaptive pooling: input [..., height, width] to output [..., out_h, out_w].
+PoolShape adaptive_shape(const Tensor& input, const Tensor& output) {
+  return {input.size(-2), input.size(-1), output.size(-2), output.size(-1), 0, 0, 0, 0, 0, 0, 0, 0};
+}
+
+// Runs `name` of pool/adaptive_pool2d writing `outputs` (dense, copied into strided ones).
+void adaptive_launch(const char* name, const Tensor& source, const Tensor& extra, std::vector<Tensor> outputs,
+                     const PoolShape& shape) {
+  const int64_t n = outputs[0].numel();
+  if (n == 0) return;
+  std::vector<Tensor> dense;
+  for (const Tensor& t : outputs) dense.push_back(t.is_contiguous() ? t : at::empty(t.sizes(), t.options()));
+  launch::KernelCall call(source.device().index(), "pool/adaptive_pool2d", name, pool_options(dense[0], n));
+  call.buffer(source.const_data_ptr());
+  if (extra.defined()) call.buffer(extra.const_data_ptr());
+  for (const Tensor& t : dense) call.buffer(t.data_ptr());
+  call.value(shape).count(n).launch(n);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!dense[i].is_same(outputs[i])) outputs[i].copy_(dense[i]);
+  }
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& self, c10::IntArrayRef output_size) {
+  TORCH_CHECK(output_size.size() == 2, "adaptive_avg_pool2d: output_size must be 2");
+  TORCH_CHECK(self.dim() == 3 || self.dim() == 4, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got ",
+              self.sizes());
+  for (int64_t d = 1; d < self.dim(); ++d) {
+    TORCH_CHECK(self.size(d) > 0, "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
+                "dimensions, but input has sizes ", self.sizes(), " with dimension ", d, " being empty");
+  }
+  const c10::DeviceGuard guard(self.device());
+  std::vector<int64_t> shape = self.sizes().vec();
+  shape[shape.size() - 2] = output_size[0];
+  shape[shape.size() - 1] = output_size[1];
+  const Tensor input = self.contiguous();
+  Tensor out = at::empty(shape, self.options());
+  adaptive_launch("adaptive_avg_forward", input, Tensor(), {out}, adaptive_shape(input, out));
+  return out;
+}
+
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  const c10::DeviceGuard guard(self.device());
+  const Tensor grad = grad_output.contiguous();
+  Tensor grad_input = at::empty(self.sizes(), self.options());
+  adaptive_launch("adaptive_avg_backward", grad, Tensor(), {grad_input}, adaptive_shape(self, grad));
+  return grad_input;
+}
+
+template <class Op>
+void adaptive_max_forward(Op& op, const Tensor& self) {
+  const c10::DeviceGuard guard(self.device());
+  const Tensor input = self.contiguous();
+  const Tensor& out = op.maybe_get_output(0);
+  adaptive_launch("adaptive_max_forward", input, Tensor(), {out, op.maybe_get_output(1)}, adaptive_shape(input, out));
+}
+
+std::tuple<Tensor&, Tensor&> adaptive_max_pool2d_out(const Tensor& self, c10::IntArrayRef output_size, Tensor& out,
+                                                     Tensor& indices) {
+  detail::GivenOutputOp<at::meta::structured_adaptive_max_pool2d, false> op(out, indices);
+  op.meta(self, output_size);
+  adaptive_max_forward(op, self);
+  op.finish();
+  return {out, indices};
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, c10::IntArrayRef output_size) {
+  detail::FunctionalOp<at::meta::structured_adaptive_max_pool2d> op;
+  op.meta(self, output_size);
+  adaptive_max_forward(op, self);
+  return {std::move(op.outputs[0]), std::move(op.outputs[1])};
+}
+
+Tensor& adaptive_max_pool2d_backward_out(const Tensor& grad_output, const Tensor& self, const Tensor& indices,
+                                         Tensor& grad_input) {
+  detail::GivenOutputOp<at::meta::structured_adaptive_max_pool2d_backward, false> op(grad_input);
+  op.meta(grad_output, self, indices);
+  const c10::DeviceGuard guard(self.device());
+  const Tensor grad = grad_output.contiguous(), positions = indices.contiguous();
+  adaptive_launch("adaptive_max_backward", grad, positions, {op.maybe_get_output(0)}, adaptive_shape(self, grad));
+  op.finish();
+  return grad_input;
+}
+
+Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  Tensor grad_input = at::empty({0}, self.options());
+  return adaptive_max_pool2d_backward_out(grad_output, self, indices, grad_input);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_adaptive_avg_pool2d", adaptive_avg_pool2d);
+  m.impl("_adaptive_avg_pool2d_backward", adaptive_avg_pool2d_backward);
+  m.impl("adaptive_max_pool2d", adaptive_max_pool2d);
+  m.impl("adaptive_max_pool2d.out", adaptive_max_pool2d_out);
+  m.impl("adaptive_max_pool2d_backward", adaptive_max_pool2d_backward);
+  m.impl("adaptive_max_pool2d_backward.grad_input", adaptive_max_pool2d_backward_out);
   m.impl("avg_pool2d", avg_pool2d);
   m.impl("avg_pool2d.out", avg_pool2d_out);
   m.impl("avg_pool2d_backward", avg_pool2d_backward);
