@@ -120,7 +120,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
                    c10::IntArrayRef output_padding, int64_t groups) {
   const c10::DeviceGuard guard(input.device());
   const Conv conv = conv_of(weight, stride, padding, dilation);
-  const ConvWindow& w = conv.window;
+  ConvWindow w = conv.window;
   const Tensor x = as_2d(input, conv).contiguous();
   const Tensor weights = as_2d(weight, conv).contiguous();
   const Tensor wm = weights.view({weights.size(0), -1});
@@ -129,6 +129,8 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
   if (!transposed) {
     const int64_t out_h = launch::conv_out_size(x.size(2), w.kh, w.sh, w.ph, w.dh);
     const int64_t out_w = launch::conv_out_size(x.size(3), w.kw, w.sw, w.pw, w.dw);
+    w.out_h = out_h;
+    w.out_w = out_w;
     const Tensor out = at::empty({n, weights.size(0), out_h * out_w}, x.options());
     other_from_image(x, wm, out, w, groups, b);
     return from_2d(out.view({n, weights.size(0), out_h, out_w}), conv);
@@ -137,6 +139,8 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
   const int64_t out_h = (x.size(2) - 1) * w.sh - 2 * w.ph + w.dh * (w.kh - 1) + pad_h + 1;
   const int64_t out_w = (x.size(3) - 1) * w.sw - 2 * w.pw + w.dw * (w.kw - 1) + pad_w + 1;
   Tensor out = at::empty({n, weights.size(1) * groups, out_h, out_w}, x.options());
+  w.out_h = x.size(2);  // the window's positions are the input's
+  w.out_w = x.size(3);
   image_from_other(x.view({n, x.size(1), -1}), wm, out, w, groups);
   if (b) out.add_(b->view({1, -1, 1, 1}));
   return from_2d(out, conv);
@@ -149,7 +153,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         int64_t groups, std::array<bool, 3> output_mask) {
   const c10::DeviceGuard guard(input.device());
   const Conv conv = conv_of(weight, stride, padding, dilation);
-  const ConvWindow& w = conv.window;
+  ConvWindow w = conv.window;
   const Tensor x = as_2d(input, conv).contiguous();
   const Tensor gy = as_2d(grad_output, conv).contiguous();
   const Tensor weights = as_2d(weight, conv).contiguous();
@@ -157,6 +161,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   // The image side is the input of a convolution and the output of a transposed one.
   const Tensor& image = transposed ? gy : x;
   const Tensor& other = transposed ? x : gy;
+  w.out_h = other.size(2);
+  w.out_w = other.size(3);
   const Tensor other_flat = other.view({other.size(0), other.size(1), -1});
   Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) {

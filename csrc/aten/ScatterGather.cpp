@@ -86,9 +86,10 @@ c10::ScalarType bits_type(const Tensor& t) {
   }
 }
 
-void gather_kernel(at::meta::structured_gather& op, const Tensor& self, int64_t dim, const Tensor& index, bool) {
+void gather_kernel(at::meta::structured_gather& op, const Tensor& self, int64_t dim, const Tensor& index_, bool) {
   const Tensor& out = op.maybe_get_output(0);
-  if (index.numel() == 0) return;
+  if (index_.numel() == 0) return;
+  const Tensor index = index_.to(at::kLong);  // the kernels read int64 positions
   dim = c10::maybe_wrap_dim(dim, self.dim());
   const c10::DeviceGuard guard(self.device());
   check_positions("gather", index, self, dim);
@@ -97,10 +98,11 @@ void gather_kernel(at::meta::structured_gather& op, const Tensor& self, int64_t 
 }
 
 // out = self with src (or value) written at the index's positions; accumulate adds instead.
-void scatter_into(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+void scatter_into(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index_, const Tensor& src,
                   const c10::Scalar& value, bool accumulate) {
   if (!out.is_same(self)) out.copy_(self);
-  if (index.numel() == 0) return;
+  if (index_.numel() == 0) return;
+  const Tensor index = index_.to(at::kLong);  // the kernels read int64 positions
   dim = c10::maybe_wrap_dim(dim, self.dim());
   const c10::DeviceGuard guard(self.device());
   check_positions(accumulate ? "scatter_add" : "scatter", index, out, dim);

@@ -16,9 +16,8 @@ struct ConvShape {
 };
 
 ConvShape conv_shape(const at::Tensor& images, const ConvWindow& w) {
-  const int64_t h = images.size(2), wd = images.size(3);
-  return {images.size(1), h, wd, w.kh, w.kw, w.sh, w.sw, w.ph, w.pw, w.dh, w.dw,
-          conv_out_size(h, w.kh, w.sh, w.ph, w.dh), conv_out_size(wd, w.kw, w.sw, w.pw, w.dw)};
+  return {images.size(1), images.size(2), images.size(3), w.kh, w.kw, w.sh, w.sw, w.ph, w.pw, w.dh, w.dw,
+          w.out_h, w.out_w};
 }
 
 }  // namespace

@@ -8,8 +8,11 @@
 
 namespace foo_cl::launch {
 
+// The window of taps, and the output positions it is applied at (out_h x out_w: set by the caller,
+// since a transposed convolution's output padding makes them more than the image alone implies).
 struct ConvWindow {
   int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+  int64_t out_h = 0, out_w = 0;
 };
 
 // Output positions along one dim: floor((size + 2 * pad - dilation * (k - 1) - 1) / stride) + 1.
