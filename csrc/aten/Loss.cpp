@@ -1,4 +1,4 @@
-// Losses: nll_loss (and so cross_entropy) forward and backward over [n, classes] inputs
+// Losses: nll_loss and nll_loss2d (and so cross_entropy) forward and backward over [n, classes] inputs
 // (kernels_cl/loss/nll_loss.cl, PyTorch's structured meta functions for checks and shapes), and
 // the elementwise losses (mse, smooth_l1, huber, binary_cross_entropy) composed of foo kernels.
 #include "aten/Structured.h"
@@ -19,6 +19,8 @@
 #include <ATen/ops/mean.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/neg.h>
+#include <ATen/ops/nll_loss_backward.h>
+#include <ATen/ops/nll_loss_forward.h>
 #include <ATen/ops/rsub.h>
 #include <ATen/ops/sign.h>
 #include <ATen/ops/sub.h>
@@ -119,6 +121,60 @@ Tensor& nll_loss_backward_out(const Tensor& grad_output, const Tensor& self, con
   if (!dense.is_same(result)) result.copy_(dense);
   op.finish();
   return grad_input;
+}
+
+// nll_loss2d: the spatial positions of [n, classes, h, w] become rows of the 1-d nll_loss.
+Tensor spatial_rows(const Tensor& self) {
+  return self.movedim(1, -1).reshape({-1, self.size(1)});
+}
+
+void check_spatial(const Tensor& self, const Tensor& target) {
+  TORCH_CHECK(target.dim() == 3, "only batches of spatial targets supported (3D tensors) but got targets of dimension: ",
+              target.dim());
+  TORCH_CHECK(self.dim() == 4, "only batches of spatial inputs supported (4D tensors), but got input of dimension: ",
+              self.dim());
+  TORCH_CHECK(self.size(0) == target.size(0) && self.size(2) == target.size(1) && self.size(3) == target.size(2),
+              "input and target batch or spatial sizes don't match: target ", target.sizes(), ", input ", self.sizes());
+}
+
+std::tuple<Tensor&, Tensor&> nll_loss2d_forward_out(const Tensor& self, const Tensor& target,
+                                                    const std::optional<Tensor>& weight, int64_t reduction,
+                                                    int64_t ignore_index, Tensor& output, Tensor& total_weight) {
+  check_spatial(self, target);
+  const auto [out, total] = at::nll_loss_forward(spatial_rows(self), target.reshape(-1), weight, reduction, ignore_index);
+  const Tensor shaped = reduction == at::Reduction::None ? out.view(target.sizes()) : out;
+  at::native::resize_output(output, shaped.sizes());
+  output.copy_(shaped);
+  at::native::resize_output(total_weight, total.sizes());
+  total_weight.copy_(total);
+  return {output, total_weight};
+}
+
+std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target,
+                                              const std::optional<Tensor>& weight, int64_t reduction,
+                                              int64_t ignore_index) {
+  Tensor output = at::empty({0}, self.options()), total_weight = at::empty({0}, self.options());
+  nll_loss2d_forward_out(self, target, weight, reduction, ignore_index, output, total_weight);
+  return {output, total_weight};
+}
+
+Tensor& nll_loss2d_backward_out(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                                const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
+                                const Tensor& total_weight, Tensor& grad_input) {
+  check_spatial(self, target);
+  const Tensor grad = reduction == at::Reduction::None ? grad_output.reshape(-1) : grad_output;
+  const Tensor rows = at::nll_loss_backward(grad, spatial_rows(self), target.reshape(-1), weight, reduction,
+                                            ignore_index, total_weight);
+  const Tensor shaped = rows.view({self.size(0), self.size(2), self.size(3), self.size(1)}).movedim(-1, 1);
+  at::native::resize_output(grad_input, self.sizes());
+  return grad_input.copy_(shaped);
+}
+
+Tensor nll_loss2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                           const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
+                           const Tensor& total_weight) {
+  Tensor grad_input = at::empty({0}, self.options());
+  return nll_loss2d_backward_out(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input);
 }
 
 Tensor reduce(const Tensor& loss, int64_t reduction) {
@@ -246,6 +302,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("binary_cross_entropy_backward", bce_backward);
   m.impl("binary_cross_entropy_backward.grad_input", bce_backward_out);
   m.impl("nll_loss_forward.output", nll_loss_forward_out);
+  m.impl("nll_loss2d_forward", nll_loss2d_forward);
+  m.impl("nll_loss2d_forward.output", nll_loss2d_forward_out);
+  m.impl("nll_loss2d_backward", nll_loss2d_backward);
+  m.impl("nll_loss2d_backward.grad_input", nll_loss2d_backward_out);
   m.impl("nll_loss_backward.grad_input", nll_loss_backward_out);
 }
 
