@@ -1030,3 +1030,18 @@ def test_adaptive_pooling_and_gradients_match_cpu(output_size):
         F.adaptive_max_pool2d(x.to(FOO), output_size, return_indices=True)[1].cpu(),
         F.adaptive_max_pool2d(x, output_size, return_indices=True)[1],
     )
+
+
+INTERPOLATE_CASES = {
+    "nearest_x2": {"scale_factor": 2, "mode": "nearest"},
+    "nearest_size": {"size": (8, 3), "mode": "nearest"},
+    "nearest_x1.7": {"scale_factor": 1.7, "mode": "nearest"},
+    "bilinear_x2": {"scale_factor": 2, "mode": "bilinear"},
+    "bilinear_align_corners": {"size": (9, 4), "mode": "bilinear", "align_corners": True},
+    "bilinear_down": {"scale_factor": 0.6, "mode": "bilinear"},
+}
+
+
+@pytest.mark.parametrize("kwargs", INTERPOLATE_CASES.values(), ids=INTERPOLATE_CASES.keys())
+def test_interpolate_and_gradient_match_cpu(kwargs):
+    check_gradients(lambda x: F.interpolate(x, **kwargs), [randn(2, 3, 5, 7)])

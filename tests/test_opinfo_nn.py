@@ -23,7 +23,7 @@ NN_OPINFO_NAMES = set(
     nn.functional.smooth_l1_loss nn.functional.huber_loss nn.functional.binary_cross_entropy
     nn.functional.embedding nn.functional.one_hot
     gather scatter scatter_add index_select index_add index_put masked_select nonzero cat stack flip roll
-    tril triu sort argsort topk take_along_dim
+    tril triu sort argsort topk take_along_dim nn.functional.upsample_nearest nn.functional.upsample_bilinear
     """.split()  # noqa: SIM905
 )
 OPINFOS = {
