@@ -1,6 +1,7 @@
 // resize/upsample2d: nearest and bilinear 2-d upsampling of planes [planes, in_h, in_w] to
 // [planes, out_h, out_w] (contiguous), with CPU's source-index rules (scale_h/w as CPU computes
-// them: in / out, 1 / scale_factor, or (in - 1) / (out - 1) with ALIGN_CORNERS). Nearest backward
+// them: in / out, 1 / scale_factor, or (in - 1) / (out - 1) with ALIGN_CORNERS; float for nearest,
+// the compute type for bilinear). Nearest backward
 // gathers from the outputs that read each input (a contiguous run of them per dim); bilinear
 // backward adds each output's gradient to its four inputs atomically. Build options: DT (dtype
 // name), INDEX_T, ALIGN_CORNERS.
@@ -28,11 +29,11 @@ inline void foo_nearest_run(long src, float scale, long in_size, long out_size, 
 }
 
 // Bilinear source position of output `dst` along one dim: the two inputs and their weights.
-inline void foo_bilinear_source(long dst, float scale, long in_size, long* i0, long* i1, ct* w0, ct* w1) {
+inline void foo_bilinear_source(long dst, ct scale, long in_size, long* i0, long* i1, ct* w0, ct* w1) {
 #ifdef ALIGN_CORNERS
-  const ct src = (ct)scale * (ct)dst;
+  const ct src = scale * (ct)dst;
 #else
-  const ct src = max((ct)scale * ((ct)dst + (ct)0.5) - (ct)0.5, (ct)0);
+  const ct src = max(scale * ((ct)dst + (ct)0.5) - (ct)0.5, (ct)0);
 #endif
   *i0 = (long)src;
   *i1 = *i0 + (*i0 < in_size - 1 ? 1 : 0);
@@ -69,7 +70,7 @@ __kernel void nearest_backward(__global const char* grad_output, ulong grad_outp
 }
 
 __kernel void bilinear_forward(__global const char* input, ulong input_offset, __global char* output,
-                               ulong output_offset, foo_resize_shape s, float scale_h, float scale_w, INDEX_T n) {
+                               ulong output_offset, foo_resize_shape s, ct scale_h, ct scale_w, INDEX_T n) {
   __global const st* in = FOO_PTR(const st, input, input_offset);
   __global st* out = FOO_PTR(st, output, output_offset);
   FOO_GRID_LOOP(g, n) {
@@ -87,8 +88,7 @@ __kernel void bilinear_forward(__global const char* input, ulong input_offset, _
 }
 
 __kernel void bilinear_backward(__global const char* grad_output, ulong grad_output_offset, __global char* grad_input,
-                                ulong grad_input_offset, foo_resize_shape s, float scale_h, float scale_w,
-                                INDEX_T n) {
+                                ulong grad_input_offset, foo_resize_shape s, ct scale_h, ct scale_w, INDEX_T n) {
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
   FOO_GRID_LOOP(g, n) {
