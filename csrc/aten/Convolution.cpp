@@ -6,6 +6,7 @@
 // side: for conv2d the image is the input and the other side the output; a transposed
 // convolution swaps them. In both cases the weight, viewed as [other channels, image channels /
 // groups * kh * kw] (wm below), gives other = wm @ im2col(image) and image = col2im(wm^T @ other).
+#include "aten/Fallback.h"
 #include "launch/Conv.h"
 #include "launch/Gemm.h"
 
@@ -118,6 +119,13 @@ Tensor from_2d(const Tensor& t, const Conv& conv) {
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
                    c10::IntArrayRef output_padding, int64_t groups) {
+  if (weight.dim() > 4) {  // 3-d convolutions run on the CPU for now
+    static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution", "");
+    torch::jit::Stack stack;
+    torch::jit::push(stack, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+    run_fallback(op, &stack);
+    return stack.back().toTensor();
+  }
   const c10::DeviceGuard guard(input.device());
   const Conv conv = conv_of(weight, stride, padding, dilation);
   ConvWindow w = conv.window;
@@ -151,6 +159,15 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         c10::IntArrayRef padding, c10::IntArrayRef dilation,
                                                         bool transposed, c10::IntArrayRef output_padding,
                                                         int64_t groups, std::array<bool, 3> output_mask) {
+  if (weight.dim() > 4) {  // 3-d convolutions run on the CPU for now
+    static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution_backward", "");
+    const std::vector<int64_t> bias_sizes{transposed ? weight.size(1) * groups : weight.size(0)};
+    torch::jit::Stack stack;
+    torch::jit::push(stack, grad_output, input, weight, std::optional<std::vector<int64_t>>(bias_sizes), stride,
+                     padding, dilation, transposed, output_padding, groups, output_mask);
+    run_fallback(op, &stack);
+    return {stack[0].toTensor(), stack[1].toTensor(), stack[2].toTensor()};
+  }
   const c10::DeviceGuard guard(input.device());
   const Conv conv = conv_of(weight, stride, padding, dilation);
   ConvWindow w = conv.window;

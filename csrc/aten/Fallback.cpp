@@ -94,6 +94,10 @@ void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
 
 }  // namespace
 
+void run_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  fallback(op, stack);
+}
+
 std::string fallback_mode() {
   FallbackState& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);

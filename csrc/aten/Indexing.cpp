@@ -217,6 +217,7 @@ MergedIndex merge_indices(const Tensor& self, const c10::List<std::optional<Tens
       expanded[d] = expanded[d].to(self.device(), at::kLong);
     }
   }
+  TORCH_CHECK_INDEX(m.indexed > 0, "index: at least one index must be a tensor");
   std::vector<Tensor> ordered;
   std::tie(m.front, ordered) = at::native::transposeToFront(self, expanded);
   std::vector<Tensor> defined(ordered.begin(), ordered.begin() + m.indexed);
@@ -237,18 +238,22 @@ MergedIndex merge_indices(const Tensor& self, const c10::List<std::optional<Tens
   return m;
 }
 
-// The rest of `front` after its first `indexed` dims.
-std::vector<int64_t> rest_shape(const MergedIndex& m) {
-  return m.front.sizes().slice(m.indexed).vec();
+// The rest of `front` after its first `indexed` dims, preceded by the indexed dims merged into one
+// (explicit sizes: a -1 cannot be inferred when the rest holds a zero).
+std::vector<int64_t> merged_shape(const MergedIndex& m) {
+  std::vector<int64_t> shape{1};
+  for (int64_t d = 0; d < m.indexed; ++d) shape[0] *= m.front.size(d);
+  const auto rest = m.front.sizes().slice(m.indexed);
+  shape.insert(shape.end(), rest.begin(), rest.end());
+  return shape;
 }
 
 Tensor& index_out(const Tensor& self, const c10::List<std::optional<Tensor>>& indices, Tensor& out) {
   const c10::DeviceGuard guard(self.device());
   const MergedIndex m = merge_indices(self, indices);
-  const auto rest = rest_shape(m);
-  std::vector<int64_t> flat_shape{-1};
-  flat_shape.insert(flat_shape.end(), rest.begin(), rest.end());
-  Tensor result = at::index_select(m.front.reshape(flat_shape), 0, m.positions.reshape(-1));
+  const std::vector<int64_t> merged = merged_shape(m);
+  const std::vector<int64_t> rest(merged.begin() + 1, merged.end());
+  Tensor result = at::index_select(m.front.reshape(merged), 0, m.positions.reshape(-1));
   std::vector<int64_t> shape = m.index_shape;
   shape.insert(shape.end(), rest.begin(), rest.end());
   result = result.view(shape);
@@ -273,7 +278,8 @@ Tensor& index_put_impl_(Tensor& self, const c10::List<std::optional<Tensor>>& in
                         bool accumulate, bool /*unsafe*/) {
   const c10::DeviceGuard guard(self.device());
   const MergedIndex m = merge_indices(self, indices);
-  const auto rest = rest_shape(m);
+  const std::vector<int64_t> merged = merged_shape(m);
+  const std::vector<int64_t> rest(merged.begin() + 1, merged.end());
   const int64_t k = static_cast<int64_t>(m.index_shape.size());
   // values as the indexing result is shaped, then with the index dims first.
   std::vector<int64_t> shape = m.index_shape;
@@ -293,9 +299,7 @@ Tensor& index_put_impl_(Tensor& self, const c10::List<std::optional<Tensor>>& in
   position_shape[0] = count;
   const Tensor positions = m.positions.reshape(position_shape).expand(flat_shape);
   Tensor work = m.front.contiguous();
-  std::vector<int64_t> work_shape{-1};
-  work_shape.insert(work_shape.end(), rest.begin(), rest.end());
-  Tensor flat = work.view(work_shape);
+  Tensor flat = work.view(merged);
   if (accumulate) {
     flat.scatter_add_(0, positions, vals);
   } else {

@@ -50,8 +50,18 @@ std::string loss_options(const Tensor& self, int64_t n, const Tensor& weight) {
   return options;
 }
 
-Tensor defined_weight(const std::optional<Tensor>& weight) {
-  return weight && weight->defined() ? weight->contiguous() : Tensor();
+// The kernels read int64 targets and weights in the input's dtype; CPU accepts int64 and uint8 targets.
+Tensor long_targets(const Tensor& target) {
+  TORCH_CHECK(target.scalar_type() == at::kLong || target.scalar_type() == at::kByte,
+              "expected scalar type Long but found ", target.scalar_type());
+  return target.to(at::kLong).contiguous();
+}
+
+Tensor defined_weight(const std::optional<Tensor>& weight, const Tensor& self) {
+  if (!weight || !weight->defined()) return Tensor();
+  TORCH_CHECK(weight->scalar_type() == self.scalar_type(), "expected scalar type ", self.scalar_type(),
+              " but found ", weight->scalar_type());
+  return weight->contiguous();
 }
 
 std::tuple<Tensor&, Tensor&> nll_loss_forward_out(const Tensor& self, const Tensor& target,
@@ -61,8 +71,9 @@ std::tuple<Tensor&, Tensor&> nll_loss_forward_out(const Tensor& self, const Tens
   op.meta(self, target, detail::meta_arg(weight_opt), reduction, ignore_index);
   const c10::DeviceGuard guard(self.device());
   const int64_t classes = self.size(-1), n = self.dim() == 1 ? 1 : self.size(0);
-  check_targets(target, classes, ignore_index);
-  const Tensor input = self.contiguous(), targets = target.contiguous(), weight = defined_weight(weight_opt);
+  const Tensor targets = long_targets(target);
+  check_targets(targets, classes, ignore_index);
+  const Tensor input = self.contiguous(), weight = defined_weight(weight_opt, self);
   const c10::ScalarType acc = self.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
   const Tensor losses = at::empty({n}, self.options().dtype(acc)), weights = at::empty({n}, self.options().dtype(acc));
   if (n > 0) {
@@ -102,7 +113,7 @@ Tensor& nll_loss_backward_out(const Tensor& grad_output, const Tensor& self, con
   const Tensor dense = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
   dense.zero_();
   if (n > 0) {
-    const Tensor targets = target.contiguous(), weight = defined_weight(weight_opt);
+    const Tensor targets = long_targets(target), weight = defined_weight(weight_opt, self);
     const Tensor grad = grad_output.contiguous(), total = total_weight.to(self.scalar_type());
     std::string options = loss_options(self, n, weight);
     if (reduction == at::Reduction::None && self.dim() == 2) options += "-DNONE ";

@@ -53,7 +53,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Optiona
   const c10::DeviceGuard guard(input.device());
   const c10::ScalarType acc = accumulate(input);
   const Tensor x = input.contiguous();
-  const int64_t channels = x.size(1), n = x.numel() / channels;
+  const int64_t channels = x.size(1), n = channels == 0 ? 0 : x.numel() / channels;
   Tensor mean, invstd;
   if (training) {
     TORCH_CHECK(n > 1, "Expected more than 1 value per channel when training, got input size ", input.sizes());
@@ -126,7 +126,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, c10::IntArray
               c10::Join(", ", normalized_shape), "], but got input of size", input.sizes());
   const c10::ScalarType acc = accumulate(input);
   const Tensor x = input.contiguous();
-  const int64_t rows = n == 0 ? 0 : x.numel() / n;
+  int64_t rows = 1;  // the leading dims, which may hold a zero even when n does not, or not when it does
+  for (int64_t d = 0; d < input.dim() - static_cast<int64_t>(normalized_shape.size()); ++d) rows *= input.size(d);
   auto [mean, var] = moments(x, rows, 1, n);
   const Tensor rstd = (var + eps).rsqrt_();
   Tensor out = at::empty_like(x);
@@ -143,7 +144,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
   const c10::ScalarType acc = accumulate(input);
   const int64_t n = numel_of(normalized_shape);
   const Tensor x = input.contiguous(), g = grad_out.contiguous();
-  const int64_t rows = n == 0 ? 0 : x.numel() / n;
+  const int64_t rows = mean.numel();
   const Tensor mu = mean.to(acc).contiguous(), r = rstd.to(acc).contiguous(), w = parameter(weight, acc);
   Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) {
@@ -167,7 +168,7 @@ std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, const Optiona
                                               const OptionalTensor& bias, int64_t n, int64_t c, int64_t hw,
                                               int64_t groups, double eps) {
   const c10::DeviceGuard guard(input.device());
-  const Tensor x = input.contiguous().view({n, groups, -1}).to(accumulate(input));
+  const Tensor x = input.contiguous().view({n, groups, c / groups * hw}).to(accumulate(input));
   auto [mean, var] = moments(input, n * groups, 1, x.size(2));
   mean = mean.view({n, groups, 1});
   const Tensor rstd = (var.view({n, groups, 1}) + eps).rsqrt_();
@@ -183,13 +184,13 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
                                                        std::array<bool, 3> output_mask) {
   const c10::DeviceGuard guard(input.device());
   const c10::ScalarType acc = accumulate(input);
-  const Tensor x = input.contiguous().view({n, groups, -1}).to(acc);
+  const Tensor x = input.contiguous().view({n, groups, c / groups * hw}).to(acc);
   const Tensor g = grad_out.contiguous().view({n, c, hw}).to(acc);
   const Tensor r = rstd.view({n, groups, 1}).to(acc);
   const Tensor xhat = (x - mean.view({n, groups, 1}).to(acc)) * r;
   Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) {
-    const Tensor gw = (present(weight) ? g * weight->view({1, c, 1}).to(acc) : g).view({n, groups, -1});
+    const Tensor gw = (present(weight) ? g * weight->view({1, c, 1}).to(acc) : g).view({n, groups, c / groups * hw});
     grad_input = (r * (gw - gw.mean(2, true) - xhat * (gw * xhat).mean(2, true)))
                      .view(input.sizes())
                      .to(input.scalar_type());

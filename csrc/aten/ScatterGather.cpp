@@ -127,6 +127,8 @@ void scatter_into(const Tensor& out, const Tensor& self, int64_t dim, const Tens
 void index_add_kernel(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                       const c10::Scalar& alpha) {
   dim = c10::maybe_wrap_dim(dim, self.dim());
+  TORCH_CHECK(!c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) || !alpha.isFloatingPoint(),
+              "For integral input tensors, argument alpha must not be a floating point number.");
   const Tensor src = source.dim() == 0 ? source.view({1}) : source;
   std::vector<int64_t> shape(std::max<int64_t>(src.dim(), 1), 1);
   shape[dim] = index.numel();

@@ -12,8 +12,12 @@
 namespace foo_cl::launch {
 namespace {
 
+// A power of two (the kernels' tree sums halve it), at most 256.
 size_t local_size(const runtime::DeviceInfo& info) {
-  return (info.type & CL_DEVICE_TYPE_CPU) ? 1 : std::min<size_t>(256, info.max_work_group_size);
+  if (info.type & CL_DEVICE_TYPE_CPU) return 1;
+  size_t local = 256;
+  while (local > info.max_work_group_size) local /= 2;
+  return local;
 }
 
 size_t group_count(const runtime::DeviceInfo& info, int64_t groups) {

@@ -34,7 +34,9 @@ void launch_sort_rows(const at::Tensor& keys, const at::Tensor& values, const at
   const c10::ScalarType compute = compute_type(keys.scalar_type());
   // A chunk of CHUNK elements is sorted by CHUNK / 2 work-items in local memory.
   const uint64_t entry_bytes = c10::elementSize(compute) + sizeof(int64_t);
-  uint64_t chunk = std::min<uint64_t>(padded, 2 * std::min<size_t>(256, info.max_work_group_size));
+  size_t items = 256;  // a power of two, as the bitonic network needs
+  while (items > info.max_work_group_size) items /= 2;
+  uint64_t chunk = std::min<uint64_t>(padded, 2 * items);
   while (chunk > 2 && chunk * entry_bytes > info.local_mem_size / 2) chunk /= 2;
 
   const int64_t total = rows * static_cast<int64_t>(padded);
