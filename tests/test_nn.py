@@ -1046,3 +1046,35 @@ INTERPOLATE_CASES = {
 @pytest.mark.parametrize("kwargs", INTERPOLATE_CASES.values(), ids=INTERPOLATE_CASES.keys())
 def test_interpolate_and_gradient_match_cpu(kwargs):
     check_gradients(lambda x: F.interpolate(x, **kwargs), [randn(2, 3, 5, 7)])
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        torch.tensor([3.0, math.nan, 1.0, 3.0, math.nan]),
+        torch.randint(0, 5, (4, 6), generator=torch.Generator().manual_seed(0)),
+        torch.tensor([True, False, True]),
+        torch.tensor([], dtype=torch.int64),
+    ],
+    ids=["float_nan", "int64_2d", "bool", "empty"],
+)
+def test_unique_matches_cpu(values):
+    for kwargs in [
+        {},
+        {"return_inverse": True},
+        {"return_counts": True},
+        {"return_inverse": True, "return_counts": True},
+    ]:
+        expected, actual = torch.unique(values, **kwargs), torch.unique(values.to(FOO), **kwargs)
+        for e, a in zip(
+            expected if isinstance(expected, tuple) else (expected,), actual if isinstance(actual, tuple) else (actual,)
+        ):
+            torch.testing.assert_close(a.cpu(), e, equal_nan=True, rtol=0, atol=0)
+
+
+def test_bincount_matches_cpu():
+    x, w = torch.tensor([0, 1, 1, 4, 4, 4]), torch.tensor([0.5, 1.0, 2.0, 1.0, 1.0, 3.0])
+    assert_exact(torch.bincount(x.to(FOO)).cpu(), torch.bincount(x))
+    assert_exact(torch.bincount(x.to(FOO), w.to(FOO), minlength=9).cpu(), torch.bincount(x, w, minlength=9))
+    with pytest.raises(RuntimeError, match="non-negative"):
+        torch.bincount(torch.tensor([-1], device=FOO))

@@ -24,6 +24,7 @@ NN_OPINFO_NAMES = set(
     nn.functional.embedding nn.functional.one_hot
     gather scatter scatter_add index_select index_add index_put masked_select nonzero cat stack flip roll
     tril triu sort argsort topk take_along_dim nn.functional.upsample_nearest nn.functional.upsample_bilinear
+    unique bincount
     """.split()  # noqa: SIM905
 )
 OPINFOS = {

@@ -1,4 +1,4 @@
-// gather, scatter (tensor or value source), scatter_add and index_add along one dim
+// gather, scatter (tensor or value source), scatter_add, index_add and bincount along one dim
 // (kernels_cl/index/scatter_gather.cl), with PyTorch's structured meta functions for checks and
 // shapes. The kernels walk the index's shape; the indexed tensor is viewed there with stride 0
 // along the dim, and the kernel adds index * its real stride. scatter_add is atomic, so sums of
@@ -11,6 +11,8 @@
 #include <ATen/ops/gather_meta.h>
 #include <ATen/ops/index_add_meta.h>
 #include <ATen/ops/mul.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/ops/scatter_add_meta.h>
 #include <ATen/ops/scatter_meta.h>
 #include <c10/core/DeviceGuard.h>
@@ -139,9 +141,36 @@ void index_add_kernel(const Tensor& out, const Tensor& self, int64_t dim, const 
   scatter_into(target, target, dim, positions, added, 0, true);
 }
 
+// As CPU: counts (or summed weights: float32 for float32 weights, float64 otherwise) of each value of
+// a 1-d non-negative integer tensor, at least minlength of them (the size needs one wait).
+Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  TORCH_CHECK_NOT_IMPLEMENTED(c10::isIntegralType(self.scalar_type(), /*includeBool=*/false),
+                              "\"bincount_cpu\" not implemented for '", c10::toString(self.scalar_type()), "'");
+  TORCH_CHECK(minlength >= 0, "minlength should be >= 0");
+  const c10::DeviceGuard guard(self.device());
+  int64_t lowest = 0, highest = -1;
+  if (self.dim() == 1 && self.numel() > 0) {
+    const auto [low, high] = at::aminmax(self);
+    lowest = low.item<int64_t>();
+    highest = high.item<int64_t>();
+  }
+  TORCH_CHECK(self.dim() == 1 && lowest >= 0, "bincount only supports 1-d non-negative integral inputs.");
+  const bool weighted = weights && weights->defined();
+  TORCH_CHECK(!weighted || (weights->dim() == 1 && weights->size(0) == self.size(0)),
+              "weights should be 1-d and have the same length as input");
+  const c10::ScalarType type =
+      !weighted ? at::kLong : (weights->scalar_type() == at::kFloat ? at::kFloat : at::kDouble);
+  Tensor out = at::zeros({std::max(highest + 1, minlength)}, self.options().dtype(type));
+  if (self.numel() == 0) return out;
+  const Tensor added = weighted ? weights->to(type) : at::ones({self.size(0)}, out.options());
+  scatter_into(out, out, 0, self, added, 0, true);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("bincount", bincount);
   register_structured_with_self<at::meta::structured_gather, int64_t, const Tensor&, bool>(m, "gather", nullptr,
                                                                                             "gather.out", gather_kernel);
   register_structured_with_self<at::meta::structured_scatter_src, int64_t, const Tensor&, const Tensor&>(

@@ -1,11 +1,21 @@
 // sort and topk along any dim (PyTorch's meta functions for shapes and checks, the bitonic sort of
-// launch/Sort.h over rows moved to the last dim). Sorting is always stable.
+// launch/Sort.h over rows moved to the last dim; sorting is always stable), and unique over the
+// sorted values (boundaries of equal runs; NaNs stay distinct, as on CPU).
 #include "aten/Structured.h"
 #include "launch/Sort.h"
 
 #include <ATen/WrapDimUtils.h>
 #include <ATen/ops/sort_meta.h>
 #include <ATen/ops/topk_meta.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/cumsum.h>
+#include <ATen/ops/diff.h>
+#include <ATen/ops/masked_select.h>
+#include <ATen/ops/nonzero.h>
+#include <ATen/ops/ne.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/scalar_tensor.h>
 #include <c10/core/DeviceGuard.h>
 
 namespace foo_cl::aten {
@@ -66,9 +76,38 @@ std::tuple<Tensor&, Tensor&> sort_stable_out(const Tensor& self, std::optional<b
   return {values, indices};
 }
 
+// The sorted distinct values of self, with (return_inverse) each element's position among them and
+// (return_counts) how often each occurs; outputs the caller did not ask for are empty.
+std::tuple<Tensor, Tensor, Tensor> unique2(const Tensor& self, bool /*sorted*/, bool return_inverse,
+                                           bool return_counts) {
+  const c10::DeviceGuard guard(self.device());
+  const Tensor flat = self.reshape(-1);
+  const int64_t n = flat.numel();
+  Tensor inverse = at::empty(return_inverse ? self.sizes() : c10::IntArrayRef{0}, self.options().dtype(at::kLong));
+  Tensor counts = at::empty({0}, self.options().dtype(at::kLong));
+  if (n == 0) return {at::empty({0}, self.options()), inverse, counts};
+  const Tensor values = at::empty({n}, self.options());
+  const Tensor order = at::empty({n}, self.options().dtype(at::kLong));
+  sort_along(flat, 0, false, values, order);
+  // A run starts where a value differs from the one before it (NaN differs from everything).
+  const Tensor starts = at::cat({at::ones({1}, self.options().dtype(at::kBool)),
+                                 values.narrow(0, 1, n - 1).ne(values.narrow(0, 0, n - 1))});
+  const Tensor unique_values = at::masked_select(values, starts);
+  if (return_inverse) {
+    const Tensor run = starts.cumsum(0, at::kLong) - 1;
+    inverse.view(-1).scatter_(0, order, run);
+  }
+  if (return_counts) {
+    const Tensor first = at::nonzero(starts).view(-1);
+    counts = at::diff(first, 1, 0, std::nullopt, at::scalar_tensor(n, first.options()).view({1}));
+  }
+  return {unique_values, inverse, counts};
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_unique2", unique2);
   m.impl("topk", topk);
   m.impl("topk.values", topk_out);
   m.impl("sort.stable", sort_stable);
