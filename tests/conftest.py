@@ -10,6 +10,7 @@ import os
 os.environ.setdefault("POCL_DEVICES", "pthread pthread")
 os.environ.setdefault("FOO_CL_FALLBACK", "silent")
 
+import itertools
 import json
 import subprocess
 import sys
@@ -265,6 +266,27 @@ def _known_differences() -> dict[str, str]:
                 node, _, reason = line.partition(" | ")
                 known[node.strip()] = reason.strip()
     return known
+
+
+def opinfo_failures(
+    op, dtypes: list[torch.dtype], samples_per_dtype: int, tolerances: Mapping, keep=None, announce: bool = False
+) -> list[str]:
+    """Runs the first `samples_per_dtype` samples of OpInfo `op` for each of `dtypes` the CPU supports
+    (those `keep(sample)` accepts) on both devices; describes each that differs. With `announce`, names
+    each sample on stderr before running it (for runs in a separate process that might crash)."""
+    failures = []
+    for dtype in [d for d in dtypes if d in op.supported_dtypes("cpu")]:
+        for i, sample in enumerate(itertools.islice(op.sample_inputs("cpu", dtype), samples_per_dtype)):
+            if keep is not None and not keep(sample):
+                continue
+            description = f"{op.name} {dtype_id(dtype)} sample {i} {sample.summary()}"
+            if announce:
+                print(f"running {description}", file=sys.stderr, flush=True)
+            try:
+                check_opinfo_sample(op, sample, tolerances)
+            except Exception as e:  # noqa: BLE001 (every sample runs; the caller reports them all)
+                failures.append(f"{description}:\n{type(e).__name__}: {e}")
+    return failures
 
 
 def check_opinfo_sample(op, sample, tolerances: Mapping) -> None:

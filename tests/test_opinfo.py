@@ -3,11 +3,9 @@ each supported dtype (float32, float64, float16, int64, bool), moved to foo with
 the CPU's results, or raise the CPU's exception type, without any fallback to the CPU.
 """
 
-import itertools
-
 import pytest
 import torch
-from conftest import check_opinfo_sample, dtype_id
+from conftest import opinfo_failures
 from torch.testing._internal.common_methods_invocations import op_db
 
 pytestmark = pytest.mark.usefixtures("no_fallback")
@@ -46,12 +44,5 @@ def test_every_elementwise_op_has_an_opinfo():
 
 @pytest.mark.parametrize("name", OPINFOS)
 def test_opinfo_samples_match_cpu(name):
-    op = OPINFOS[name]
-    failures = []
-    for dtype in [d for d in DTYPES if d in op.supported_dtypes("cpu")]:
-        for i, sample in enumerate(itertools.islice(op.sample_inputs("cpu", dtype), SAMPLES_PER_DTYPE)):
-            try:
-                check_opinfo_sample(op, sample, TOLERANCES)
-            except Exception as e:  # noqa: BLE001 (every sample runs; the test reports them all)
-                failures.append(f"{dtype_id(dtype)} sample {i} {sample.summary()}:\n{e}")
+    failures = opinfo_failures(OPINFOS[name], DTYPES, SAMPLES_PER_DTYPE, TOLERANCES)
     assert not failures, "\n\n".join(failures)

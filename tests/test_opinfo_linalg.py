@@ -3,12 +3,9 @@ the first samples of float32, float64 and int64 (where the CPU supports it), mov
 must give the CPU's results, or raise the CPU's exception type, without any fallback to the CPU.
 """
 
-import itertools
-import sys
-
 import pytest
 import torch
-from conftest import check_opinfo_sample, dtype_id, failures_in_fresh_process
+from conftest import failures_in_fresh_process, opinfo_failures
 from torch.testing._internal.common_methods_invocations import op_db
 from torch.testing._internal.opinfo.core import SampleInput
 from torch.utils._pytree import tree_leaves
@@ -50,20 +47,14 @@ def has_zero_dim_tensor(sample: SampleInput) -> bool:
 def sample_failures(name: str, zero_dim: bool, announce: bool = False) -> list[str]:
     """Runs OpInfo `name`'s first samples of each dtype that have (`zero_dim`) or have not a 0-dim tensor
     operand on both devices; describes each that differs. With `announce`, names each sample on stderr first."""
-    op = OPINFOS[name]
-    failures = []
-    for dtype in [d for d in DTYPES if d in op.supported_dtypes("cpu")]:
-        for i, sample in enumerate(itertools.islice(op.sample_inputs("cpu", dtype), SAMPLES_PER_DTYPE)):
-            if has_zero_dim_tensor(sample) != zero_dim:
-                continue
-            description = f"{name} {dtype_id(dtype)} sample {i} {sample.summary()}"
-            if announce:
-                print(f"running {description}", file=sys.stderr, flush=True)
-            try:
-                check_opinfo_sample(op, sample, TOLERANCES)
-            except Exception as e:  # noqa: BLE001 (every sample runs; the test reports them all)
-                failures.append(f"{description}:\n{type(e).__name__}: {e}")
-    return failures
+    return opinfo_failures(
+        OPINFOS[name],
+        DTYPES,
+        SAMPLES_PER_DTYPE,
+        TOLERANCES,
+        keep=lambda sample: has_zero_dim_tensor(sample) == zero_dim,
+        announce=announce,
+    )
 
 
 @pytest.mark.parametrize("name", OPINFOS)
