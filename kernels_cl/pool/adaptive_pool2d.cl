@@ -5,10 +5,12 @@
 // window holds it (for max, whose index is its position). Build options: DT (dtype name),
 // INDEX_T, COMPUTE_IS_FLOAT.
 #include "common.clh"
-#include "pool.clh"
 
 typedef FOO_STORAGE(DT) st;
 typedef FOO_COMPUTE(DT) ct;
+
+#define FOO_POOL_MAX
+#include "pool.clh"
 
 inline long foo_window_start(long o, long out_size, long size) {
   return (o * size) / out_size;
@@ -67,22 +69,8 @@ __kernel void adaptive_max_forward(__global const char* input, ulong input_offse
     __global const st* p = in + (g / (s.out_w * s.out_h)) * s.height * s.width;
     const long h0 = foo_window_start(oy, s.out_h, s.height), h1 = foo_window_end(oy, s.out_h, s.height);
     const long w0 = foo_window_start(ox, s.out_w, s.width), w1 = foo_window_end(ox, s.out_w, s.width);
-    ct best = FOO_CAT(LOWEST_, DT);
-    long best_index = h0 * s.width + w0;
-    for (long h = h0; h < h1; ++h) {
-      for (long w = w0; w < w1; ++w) {
-        const ct v = FOO_CONVERT(DT, FOO_LOAD(DT, p, h * s.width + w));
-#ifdef COMPUTE_IS_FLOAT
-        const bool take = v > best || isnan(v);
-#else
-        const bool take = v > best;
-#endif
-        if (take) {
-          best = v;
-          best_index = h * s.width + w;
-        }
-      }
-    }
+    long best_index;
+    const ct best = foo_window_max(p, &s, h0, h1 - h0, 1, w0, w1 - w0, 1, h0 * s.width + w0, &best_index);
     FOO_STORE(DT, out, g, best);
     idx[g] = best_index;
   }

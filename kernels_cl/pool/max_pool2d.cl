@@ -3,10 +3,12 @@
 // wins, as CPU). Backward: each input element gathers the gradients of the outputs whose index
 // is its own position (no atomics). Build options: DT (dtype name), INDEX_T.
 #include "common.clh"
-#include "pool.clh"
 
 typedef FOO_STORAGE(DT) st;
 typedef FOO_COMPUTE(DT) ct;
+
+#define FOO_POOL_MAX
+#include "pool.clh"
 
 __kernel void max_pool2d_forward(__global const char* input, ulong input_offset, __global char* output,
                                  ulong output_offset, __global char* indices, ulong indices_offset, foo_pool_shape s,
@@ -18,31 +20,13 @@ __kernel void max_pool2d_forward(__global const char* input, ulong input_offset,
     const long ox = g % s.out_w, oy = (g / s.out_w) % s.out_h;
     const ulong plane = g / (s.out_w * s.out_h);
     __global const st* p = in + plane * s.height * s.width;
-    // As CPU: start from the lowest value at the first position inside the input; a NaN always
-    // takes over (so the last NaN wins).
-    ct best = FOO_CAT(LOWEST_, DT);
+    // As CPU: the default position is the first row and column inside the input.
     long h0 = oy * s.sh - s.ph, w0 = ox * s.sw - s.pw;
     while (h0 < 0) h0 += s.dh;
     while (w0 < 0) w0 += s.dw;
-    long best_index = h0 * s.width + w0;
-    for (long i = 0; i < s.kh; ++i) {
-      const long h = oy * s.sh - s.ph + i * s.dh;
-      if (h < 0 || h >= s.height) continue;
-      for (long j = 0; j < s.kw; ++j) {
-        const long w = ox * s.sw - s.pw + j * s.dw;
-        if (w < 0 || w >= s.width) continue;
-        const ct v = FOO_CONVERT(DT, FOO_LOAD(DT, p, h * s.width + w));
-#ifdef COMPUTE_IS_FLOAT
-        const bool take = v > best || isnan(v);
-#else
-        const bool take = v > best;
-#endif
-        if (take) {
-          best = v;
-          best_index = h * s.width + w;
-        }
-      }
-    }
+    long best_index;
+    const ct best = foo_window_max(p, &s, oy * s.sh - s.ph, s.kh, s.dh, ox * s.sw - s.pw, s.kw, s.dw,
+                                   h0 * s.width + w0, &best_index);
     FOO_STORE(DT, out, g, best);
     idx[g] = best_index;
   }
