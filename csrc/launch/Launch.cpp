@@ -7,6 +7,7 @@
 #include <ATen/TensorIterator.h>
 
 #include <algorithm>
+#include <cstring>
 
 namespace foo_cl::launch {
 
@@ -81,7 +82,10 @@ std::string index_option(int64_t n) {
 }
 
 KernelCall::KernelCall(c10::DeviceIndex device, const std::string& key, const char* name, const std::string& options)
-    : device_(device), kernel_(runtime::kernel(device, key, name, options)), name_(name) {}
+    : KernelCall(device, runtime::kernel(device, key, name, options), name) {}
+
+KernelCall::KernelCall(c10::DeviceIndex device, cl_kernel kernel, const char* name)
+    : device_(device), kernel_(kernel), name_(name) {}
 
 KernelCall& KernelCall::buffer(const void* address) {
   const runtime::BufferRef ref = runtime::buffer_of(address);
@@ -90,27 +94,36 @@ KernelCall& KernelCall::buffer(const void* address) {
   return bytes(&offset, sizeof(offset));
 }
 
-KernelCall& KernelCall::scalar(const c10::Scalar& v, c10::ScalarType compute) {
+size_t write_scalar(const c10::Scalar& v, c10::ScalarType compute, void* dst) {
+  auto write = [dst](auto value) {
+    std::memcpy(dst, &value, sizeof(value));
+    return sizeof(value);
+  };
   switch (compute) {
     case c10::kFloat:
-      return value(v.toFloat());
+      return write(v.toFloat());
     case c10::kDouble:
-      return value(v.toDouble());
+      return write(v.toDouble());
     case c10::kChar:
-      return value(static_cast<int8_t>(v.toLong()));
+      return write(static_cast<int8_t>(v.toLong()));
     case c10::kByte:
-      return value(static_cast<uint8_t>(v.toLong()));
+      return write(static_cast<uint8_t>(v.toLong()));
     case c10::kShort:
-      return value(static_cast<int16_t>(v.toLong()));
+      return write(static_cast<int16_t>(v.toLong()));
     case c10::kInt:
-      return value(static_cast<int32_t>(v.toLong()));
+      return write(static_cast<int32_t>(v.toLong()));
     case c10::kLong:
-      return value(v.toLong());
+      return write(v.toLong());
     case c10::kBool:
-      return value(static_cast<uint8_t>(v.toBool()));
+      return write(static_cast<uint8_t>(v.toBool()));
     default:
       TORCH_CHECK(false, "foo-cl: no kernel compute type for ", compute);
   }
+}
+
+KernelCall& KernelCall::scalar(const c10::Scalar& v, c10::ScalarType compute) {
+  char data[8];
+  return bytes(data, write_scalar(v, compute, data));
 }
 
 KernelCall& KernelCall::count(int64_t n) {
@@ -156,8 +169,7 @@ void KernelCall::launch_nd(const size_t global[3], const size_t local[3]) {
               " failed with ", runtime::cl_error_name(err));
 }
 
-void for_each_strided_slice(const at::TensorIteratorBase& iter,
-                            const std::function<void(const StridedSlice&)>& launch) {
+void for_each_strided_slice(const at::TensorIteratorBase& iter, c10::function_ref<void(const StridedSlice&)> launch) {
   const int ndim = iter.ndim();
   const int ntensors = iter.ntensors();
   TORCH_INTERNAL_ASSERT(ntensors <= kMaxOperands);

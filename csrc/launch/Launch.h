@@ -8,9 +8,9 @@
 
 #include <c10/core/Scalar.h>
 #include <c10/core/ScalarType.h>
+#include <c10/util/FunctionRef.h>
 
 #include <array>
-#include <functional>
 #include <string>
 
 namespace at {
@@ -45,9 +45,15 @@ std::string compute_option(c10::ScalarType type);
 // "-DINDEX_T=uint " when n elements fit 32-bit indices, else ulong.
 std::string index_option(int64_t n);
 
+// Writes `value` converted to the kernel compute dtype `compute` (ct in kernels_cl) to `dst`; returns its size.
+size_t write_scalar(const c10::Scalar& value, c10::ScalarType compute, void* dst);
+
 class KernelCall {
  public:
   KernelCall(c10::DeviceIndex device, const std::string& key, const char* name, const std::string& options);
+
+  // A kernel the caller already looked up (launchers that keep their own cache of variants).
+  KernelCall(c10::DeviceIndex device, cl_kernel kernel, const char* name);
 
   // A tensor argument: the buffer and byte offset behind a foo address (two kernel arguments).
   KernelCall& buffer(const void* address);
@@ -92,6 +98,6 @@ struct StridedSlice {
 };
 
 // Calls `launch` once per slice of `iter` (once unless the collapsed rank exceeds kMaxDims).
-void for_each_strided_slice(const at::TensorIteratorBase& iter, const std::function<void(const StridedSlice&)>& launch);
+void for_each_strided_slice(const at::TensorIteratorBase& iter, c10::function_ref<void(const StridedSlice&)> launch);
 
 }  // namespace foo_cl::launch

@@ -10,6 +10,9 @@
 #include <c10/util/TypeCast.h>
 
 #include <array>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
 
 namespace foo_cl::launch {
 namespace {
@@ -54,52 +57,102 @@ bool is_contiguous_ignoring_scalars(const at::TensorIteratorBase& iter) {
   return true;
 }
 
+// Everything that selects a compiled variant, as plain bytes: a launch finds its kernel in a
+// thread-local table without building option strings or allocating.
+struct Variant {
+  char key[32];
+  c10::DeviceIndex device;
+  c10::ScalarType dtype[4];  // output, then inputs (Undefined past ninputs)
+  c10::ScalarType compute;
+  uint8_t cpu_scalars;  // bit k: input k is a CPU scalar passed by value
+  int8_t ndim;          // 0 for the contiguous variant
+  bool vectorized;
+  bool index64;
+
+  bool operator==(const Variant& other) const { return std::memcmp(this, &other, sizeof(Variant)) == 0; }
+};
+
+struct VariantHash {
+  size_t operator()(const Variant& v) const {
+    return std::hash<std::string_view>()(std::string_view(reinterpret_cast<const char*>(&v), sizeof(Variant)));
+  }
+};
+
+std::string build_options(const Variant& v, int ninputs) {
+  std::string options = dtype_option("OUT", v.dtype[0]) + compute_option(v.compute) + (v.index64 ? "-DINDEX_T=ulong " : "-DINDEX_T=uint ");
+  for (int k = 0; k < ninputs; ++k) {
+    const std::string name = "IN" + std::to_string(k);
+    options += dtype_option(name.c_str(), v.dtype[k + 1]);
+    if (v.cpu_scalars & (1 << k)) options += "-D" + name + "_SCALAR ";
+  }
+  if (v.vectorized) options += "-DVEC=8 ";
+  if (v.ndim > 0) options += "-DNDIM=" + std::to_string(v.ndim);
+  return options;
+}
+
+cl_kernel variant_kernel(const Variant& v, int ninputs) {
+  thread_local std::unordered_map<Variant, cl_kernel, VariantHash> kernels;
+  auto it = kernels.find(v);
+  if (it != kernels.end()) return it->second;
+  const cl_kernel kernel = runtime::kernel(v.device, v.key, v.ndim > 0 ? "pointwise_strided" : "pointwise_contig",
+                                           build_options(v, ninputs));
+  kernels.emplace(v, kernel);
+  return kernel;
+}
+
 }  // namespace
 
 void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std::initializer_list<c10::Scalar> params,
                       c10::ScalarType requested_compute) {
   TORCH_INTERNAL_ASSERT(iter.noutputs() == 1 && iter.ninputs() >= 1 && iter.ninputs() <= 3 && params.size() <= 3);
+  TORCH_INTERNAL_ASSERT(key.size() < sizeof(Variant::key));
   const int64_t n = iter.numel();
   if (n == 0) return;
   const c10::Device device = iter.device(0);
   const c10::DeviceGuard guard(device);
-  const c10::ScalarType compute = compute_type(iter, requested_compute);
 
-  std::string options = dtype_option("OUT", iter.dtype(0)) + compute_option(compute) + index_option(n);
-  for (int k = 0; k < iter.ninputs(); ++k) {
-    const std::string name = "IN" + std::to_string(k);
-    options += dtype_option(name.c_str(), iter.dtype(k + 1));
-    if (iter.is_cpu_scalar(k + 1)) options += "-D" + name + "_SCALAR ";
-  }
-  const bool contiguous = is_contiguous_ignoring_scalars(iter);
+  Variant variant;
+  std::memset(&variant, 0, sizeof(variant));  // the bytes are the table key: no stray padding
+  std::memcpy(variant.key, key.data(), key.size());
+  variant.device = device.index();
+  variant.compute = compute_type(iter, requested_compute);
+  for (int a = 0; a < 4; ++a) variant.dtype[a] = a < iter.ntensors() ? iter.dtype(a) : c10::ScalarType::Undefined;
+  for (int k = 0; k < iter.ninputs(); ++k) variant.cpu_scalars |= iter.is_cpu_scalar(k + 1) << k;
+  variant.index64 = n > static_cast<int64_t>(UINT32_MAX);
 
-  auto bind_and_launch = [&](KernelCall& call, const std::array<int64_t, kMaxOperands>& offsets,
+  auto bind_and_launch = [&](KernelCall&& call, const std::array<int64_t, kMaxOperands>& offsets,
                              const StridedLayout* layout, int64_t numel) {
+    // foo_scalars in pointwise.clh: three input values, then three parameters, in the compute dtype.
+    char scalars[6 * sizeof(double)] = {};
+    const size_t width = c10::elementSize(variant.compute);
     char* out = static_cast<char*>(iter.data_ptr(0)) + offsets[0];
     call.buffer(out);
     for (int k = 1; k <= iter.ninputs(); ++k) {
       if (iter.is_cpu_scalar(k)) {
         call.buffer(out);  // NOTE: unused by the kernel; any valid buffer fills the slot
-        call.scalar(cpu_scalar(iter, k, key), compute);
+        write_scalar(cpu_scalar(iter, k, key), variant.compute, scalars + (k - 1) * width);
       } else {
         call.buffer(static_cast<char*>(iter.data_ptr(k)) + offsets[k]);
-        call.scalar(0, compute);
       }
     }
-    for (size_t p = 0; p < 3; ++p) call.scalar(p < params.size() ? params.begin()[p] : c10::Scalar(0), compute);
+    for (size_t p = 0; p < params.size(); ++p) write_scalar(params.begin()[p], variant.compute, scalars + (3 + p) * width);
+    call.bytes(scalars, 6 * width);
     if (layout) call.value(*layout);
     call.count(numel).launch(numel);
   };
 
-  if (contiguous) {
+  if (is_contiguous_ignoring_scalars(iter)) {
     // 8 lanes: one AVX register of float on CPUs, a 32-byte access per work-item on GPUs.
-    KernelCall call(device.index(), key, "pointwise_contig", can_vectorize(iter, compute) ? options + "-DVEC=8" : options);
-    bind_and_launch(call, {}, nullptr, n);
+    variant.vectorized = can_vectorize(iter, variant.compute);
+    bind_and_launch(KernelCall(variant.device, variant_kernel(variant, iter.ninputs()), "pointwise_contig"), {},
+                    nullptr, n);
     return;
   }
   for_each_strided_slice(iter, [&](const StridedSlice& slice) {
-    KernelCall call(device.index(), key, "pointwise_strided", options + "-DNDIM=" + std::to_string(slice.ndim));
-    bind_and_launch(call, slice.offsets, &slice.layout, slice.numel);
+    variant.ndim = static_cast<int8_t>(slice.ndim);
+    variant.index64 = slice.numel > static_cast<int64_t>(UINT32_MAX);
+    bind_and_launch(KernelCall(variant.device, variant_kernel(variant, iter.ninputs()), "pointwise_strided"),
+                    slice.offsets, &slice.layout, slice.numel);
   });
 }
 
