@@ -135,7 +135,10 @@ def test_in_place_op_on_a_view_updates_only_the_view(layout):
     base_shape, view = LAYOUTS[layout]
     base = make_tensor(base_shape, torch.float32)
     expected = base.clone()
-    view(expected).igamma_(torch.tensor(3.0))
+    # NOTE: CPU's igamma differs in the last ulp between its vectorised and scalar loops, and which
+    # elements take which loop depends on the layout and thread count: the reference is computed on
+    # the view's values in a fresh tensor, as the fallback computes them.
+    view(expected).copy_(view(base).clone().igamma_(torch.tensor(3.0)))
 
     on_foo = base.to(FOO)
     view(on_foo).igamma_(torch.tensor(3.0, device=FOO))

@@ -1,6 +1,6 @@
 // Indexing: index_select (and so embedding), the embedding's dense backward (a sort of the
-// indices, then one deterministic sum per weight row), masked_select and nonzero (a running count
-// of the selected elements gives each its slot), advanced indexing (index and index_put_: the
+// indices, then one deterministic sum per weight row) and max_norm renormalisation, masked_select,
+// masked_scatter_ and nonzero (a running count of the selected elements gives each its slot), advanced indexing (index and index_put_: the
 // indexed dims moved to the front and flattened, positions combined into one, then index_select,
 // scatter or scatter_add along it), tril and triu.
 #include "launch/Launch.h"
@@ -10,7 +10,10 @@
 #include <ATen/ops/aminmax.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/native/IndexingUtils.h>
+#include <ATen/ops/_unique2.h>
+#include <ATen/ops/index_copy.h>
 #include <ATen/ops/index_select.h>
+#include <ATen/ops/linalg_vector_norm.h>
 #include <ATen/ops/lt.h>
 #include <ATen/ops/movedim.h>
 #include <ATen/ops/scatter.h>
@@ -116,6 +119,21 @@ Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices
   return out;
 }
 
+// As CPU: each row that indices name whose norm exceeds max_norm is scaled by max_norm / (norm + 1e-7).
+Tensor& embedding_renorm_(Tensor& self, const Tensor& indices, double max_norm, double norm_type) {
+  TORCH_CHECK(self.dim() == 2, "embedding_renorm_(): expected a 2-d weight, but got ", self.dim(), " dims");
+  TORCH_CHECK(indices.scalar_type() == at::kLong || indices.scalar_type() == at::kInt,
+              "embedding_renorm_(): expected indices of dtype int64 or int32, but got ", indices.scalar_type());
+  const c10::DeviceGuard guard(self.device());
+  const Tensor rows = std::get<0>(at::_unique2(indices.reshape(-1).to(at::kLong), true, false, false));
+  if (rows.numel() == 0) return self;
+  const Tensor weights = self.index_select(0, rows);
+  const Tensor norms = at::linalg_vector_norm(weights, norm_type, {1}, /*keepdim=*/true, std::nullopt);
+  const Tensor scale = at::where(norms > max_norm, (norms + 1e-7).reciprocal() * max_norm, 1.0);
+  self.index_copy_(0, rows, weights * scale);
+  return self;
+}
+
 // The selected elements as a contiguous bool tensor and their inclusive running count; returns
 // how many there are (the output size: one wait for the device, as on CPU and CUDA).
 int64_t count_selected(const Tensor& condition, Tensor& selected, Tensor& positions) {
@@ -152,6 +170,24 @@ Tensor& masked_select_out(const Tensor& self, const Tensor& mask, Tensor& out) {
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
   Tensor out = at::empty({0}, self.options());
   return masked_select_out(self, mask, out);
+}
+
+// self[mask] = source's first elements in order: each selected element reads the source at its
+// running count.
+Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) {
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(),
+              "masked_scatter_: expected self and source to have same dtypes but got", self.scalar_type(), " and ",
+              source.scalar_type());
+  TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
+              mask.scalar_type());
+  const c10::DeviceGuard guard(self.device());
+  Tensor selected, positions;
+  const int64_t count = count_selected(*at::expand_inplace(self, mask), selected, positions);
+  TORCH_CHECK(count <= source.numel(), "masked_scatter_: Number of elements of source < number of ones in mask");
+  if (count == 0) return self;
+  const Tensor taken = source.reshape(-1).index_select(0, (positions - 1).clamp_min_(0)).view(self.sizes());
+  self.copy_(at::where(selected.view(self.sizes()), taken, self));
+  return self;
 }
 
 Tensor& nonzero_out(const Tensor& self, Tensor& out) {
@@ -347,6 +383,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index.Tensor", index);
   m.impl("index.Tensor_out", index_out);
   m.impl("_index_put_impl_", index_put_impl_);
+  m.impl("embedding_renorm_", embedding_renorm_);
+  m.impl("masked_scatter_", masked_scatter_);
   m.impl("masked_select", masked_select);
   m.impl("masked_select.out", masked_select_out);
   m.impl("nonzero", nonzero);

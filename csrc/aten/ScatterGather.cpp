@@ -1,21 +1,35 @@
-// gather, scatter (tensor or value source), scatter_add, index_add and bincount along one dim
-// (kernels_cl/index/scatter_gather.cl), with PyTorch's structured meta functions for checks and
-// shapes. The kernels walk the index's shape; the indexed tensor is viewed there with stride 0
+// gather, scatter (tensor or value source, with or without reduce), scatter_add, scatter_reduce,
+// index_add, index_copy, take, put_ and bincount along one dim (kernels_cl/index/scatter_gather.cl),
+// with PyTorch's structured meta functions for checks and shapes. The kernels walk the index's shape; the indexed tensor is viewed there with stride 0
 // along the dim, and the kernel adds index * its real stride. scatter_add is atomic, so sums of
 // repeated positions may round in any order (as on CUDA); scatter's last write wins in any order.
+// scatter_reduce folds sources in with atomic compare-and-swap (any order, as on CUDA).
 #include "aten/Structured.h"
 #include "launch/Launch.h"
 
+#include <ATen/Dispatch.h>
 #include <ATen/TensorIterator.h>
+#include <ATen/native/Resize.h>
 #include <ATen/ops/aminmax.h>
 #include <ATen/ops/gather_meta.h>
+#include <ATen/ops/full.h>
 #include <ATen/ops/index_add_meta.h>
+#include <ATen/ops/index_copy_meta.h>
+#include <ATen/ops/index_put.h>
+#include <ATen/ops/index_select.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/ones.h>
-#include <ATen/ops/zeros.h>
+#include <ATen/ops/ones_like.h>
 #include <ATen/ops/scatter_add_meta.h>
 #include <ATen/ops/scatter_meta.h>
+#include <ATen/ops/scatter_reduce_meta.h>
+#include <ATen/ops/where.h>
+#include <ATen/ops/zeros.h>
+#include <ATen/ops/zeros_like.h>
 #include <c10/core/DeviceGuard.h>
+
+#include <limits>
+#include <string_view>
 
 namespace foo_cl::aten {
 namespace {
@@ -65,7 +79,7 @@ void launch_indexed(const char* kernel, const std::string& options, const Tensor
         .buffer(static_cast<char*>(iter.data_ptr(2)) + slice.offsets[2])
         .value(slice.layout)
         .value(dim_stride);
-    if (std::string(kernel) == "scatter_strided") call.value(value_bits);
+    if (std::string_view(kernel) == "scatter_strided") call.value(value_bits);
     call.count(slice.numel).launch(slice.numel);
   });
 }
@@ -99,15 +113,16 @@ void gather_kernel(at::meta::structured_gather& op, const Tensor& self, int64_t 
                  dim_stride_bytes(self, dim));
 }
 
-// out = self with src (or value) written at the index's positions; accumulate adds instead.
+// out = self with src (or value) written at the index's positions; `combine` (sum, prod, amax or
+// amin) folds src into what is there instead.
 void scatter_into(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index_, const Tensor& src,
-                  const c10::Scalar& value, bool accumulate) {
+                  const c10::Scalar& value, const char* combine = nullptr) {
   if (!out.is_same(self)) out.copy_(self);
   if (index_.numel() == 0) return;
   const Tensor index = index_.to(at::kLong);  // the kernels read int64 positions
   dim = c10::maybe_wrap_dim(dim, self.dim());
   const c10::DeviceGuard guard(self.device());
-  check_positions(accumulate ? "scatter_add" : "scatter", index, out, dim);
+  check_positions(combine ? "scatter_reduce" : "scatter", index, out, dim);
   const Tensor target = along_index(out, index, dim, true);
   if (!src.defined()) {
     // The value's bits in the dtype's own encoding, passed as an integer of the same size.
@@ -119,9 +134,53 @@ void scatter_into(const Tensor& out, const Tensor& self, int64_t dim, const Tens
   }
   const Tensor source = along_index(src.scalar_type() == out.scalar_type() ? src : src.to(out.scalar_type()), index,
                                     dim, false);
-  std::string options = accumulate ? launch::dtype_option("DT", out.scalar_type()) + "-DACCUMULATE " : bits_options(out);
-  if (accumulate && out.scalar_type() == at::kLong) options += "-DFOO_INT64_ATOMICS ";
+  std::string options = bits_options(out);
+  if (combine) {
+    options = launch::dtype_option("DT", out.scalar_type()) + "-DCOMBINE=" + combine + " ";
+    if (out.scalar_type() == at::kLong) options += "-DFOO_INT64_ATOMICS ";
+  }
   launch_indexed("scatter_strided", options, target, source, index, dim_stride_bytes(out, dim));
+}
+
+// What a position holds before the first source folds in when include_self=False (CPU's values).
+c10::Scalar reduce_identity(std::string_view reduce, c10::ScalarType type) {
+  if (reduce == "prod") return 1;
+  if (reduce != "amax" && reduce != "amin") return 0;
+  return AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, type, "reduce_identity", [&] {
+    constexpr bool floating = std::numeric_limits<scalar_t>::has_infinity;
+    if (reduce == "amax") {
+      return c10::Scalar(floating ? -std::numeric_limits<scalar_t>::infinity() : std::numeric_limits<scalar_t>::lowest());
+    }
+    return c10::Scalar(floating ? std::numeric_limits<scalar_t>::infinity() : std::numeric_limits<scalar_t>::max());
+  });
+}
+
+// As CPU's scatter_reduce: positions the index names start from self or from the identity, mean
+// divides the sum by the number of values that reached a position (floor division for integers).
+void scatter_reduce_kernel(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
+                           const Tensor& src, std::string_view reduce, bool include_self) {
+  if (!out.is_same(self)) out.copy_(self);
+  if (index.numel() == 0) return;
+  dim = c10::maybe_wrap_dim(dim, self.dim());
+  if (!include_self) scatter_into(out, out, dim, index, Tensor(), reduce_identity(reduce, out.scalar_type()));
+  const std::string combine = reduce == "mean" ? "sum" : std::string(reduce);
+  scatter_into(out, out, dim, index, src, 0, combine.c_str());
+  if (reduce != "mean") return;
+  Tensor count = include_self ? at::ones_like(out) : at::zeros_like(out);
+  scatter_into(count, count, dim, index, at::ones_like(src), 0, "sum");
+  count.masked_fill_(count == 0, 1);
+  if (at::isFloatingType(out.scalar_type())) {
+    out.div_(count);
+  } else {
+    out.div_(count, "floor");
+  }
+}
+
+// The index of a 1-d index along `dim` repeated over source's other dims (index_add, index_copy).
+Tensor positions_along(const Tensor& index, const Tensor& source, int64_t dim) {
+  std::vector<int64_t> shape(std::max<int64_t>(source.dim(), 1), 1);
+  shape[dim] = index.numel();
+  return index.to(at::kLong).reshape(shape).expand(source.dim() == 0 ? c10::IntArrayRef{1} : source.sizes());
 }
 
 // index_add: self[..., index[i], ...] += alpha * source[..., i, ...], as a scatter_add whose index
@@ -132,13 +191,65 @@ void index_add_kernel(const Tensor& out, const Tensor& self, int64_t dim, const 
   TORCH_CHECK(!c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) || !alpha.isFloatingPoint(),
               "For integral input tensors, argument alpha must not be a floating point number.");
   const Tensor src = source.dim() == 0 ? source.view({1}) : source;
-  std::vector<int64_t> shape(std::max<int64_t>(src.dim(), 1), 1);
-  shape[dim] = index.numel();
-  const Tensor positions = index.to(at::kLong).reshape(shape).expand(src.sizes());
   const Tensor added = alpha.equal(1) ? src : at::mul(src, alpha);
   const Tensor target = out.dim() == 0 ? out.view({1}) : out;
   if (!out.is_same(self)) out.copy_(self);
-  scatter_into(target, target, dim, positions, added, 0, true);
+  scatter_into(target, target, dim, positions_along(index, src, dim), added, 0, "sum");
+}
+
+// index_copy: self[..., index[i], ...] = source[..., i, ...] (a repeated position keeps any one).
+void index_copy_kernel(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  dim = c10::maybe_wrap_dim(dim, self.dim());
+  const Tensor src = source.dim() == 0 ? source.view({1}) : source;
+  const Tensor target = out.dim() == 0 ? out.view({1}) : out;
+  if (!out.is_same(self)) out.copy_(self);
+  scatter_into(target, target, dim, positions_along(index, src, dim), src, 0);
+}
+
+// take and put_ index the tensor as if it were 1-d; negative positions count from the end.
+Tensor flat_positions(const char* op, const Tensor& self, const Tensor& index) {
+  TORCH_CHECK(index.scalar_type() == at::kLong, op, "(): Expected a long tensor for index, but got ",
+              index.scalar_type());
+  const int64_t n = self.numel();
+  TORCH_CHECK_INDEX(n > 0 || index.numel() == 0, op, "(): tried to ", op,
+                    std::string_view(op) == "take" ? " from" : " into", " an empty tensor");
+  const Tensor positions = index.reshape(-1);
+  if (positions.numel() > 0) {
+    const auto [low, high] = at::aminmax(positions);
+    const int64_t lowest = low.item<int64_t>(), highest = high.item<int64_t>();
+    TORCH_CHECK_INDEX(lowest >= -n && highest < n, "out of range: tried to access index ", lowest < -n ? lowest : highest,
+                      " on a tensor of ", n, " elements.");
+  }
+  return at::where(positions < 0, positions + n, positions);
+}
+
+Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "take(): self and result expected to have the same dtype, but got self.dtype = ",
+              self.scalar_type(), " and result.dtype = ", out.scalar_type());
+  const c10::DeviceGuard guard(self.device());
+  const Tensor values = at::index_select(self.reshape(-1), 0, flat_positions("take", self, index));
+  at::native::resize_output(out, index.sizes());
+  out.copy_(values.view(index.sizes()));
+  return out;
+}
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  Tensor out = at::empty({0}, self.options());
+  return take_out(self, index, out);
+}
+
+Tensor& put_(Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(), "put_(): self and source expected to have the same dtype, but got self.dtype = ",
+              self.scalar_type(), " and source.dtype = ", source.scalar_type());
+  TORCH_CHECK(index.numel() == source.numel(), "put_(): Expected source and index to have the same number of elements, but got source.numel() = ",
+              source.numel(), ", index.numel() = ", index.numel());
+  const c10::DeviceGuard guard(self.device());
+  const Tensor positions = flat_positions("put", self, index);
+  if (positions.numel() == 0) return self;
+  Tensor flat = self.is_contiguous() ? self.view(-1) : self.reshape(-1).clone();
+  flat.index_put_({positions}, source.reshape(-1), accumulate);
+  if (!self.is_contiguous()) self.copy_(flat.view(self.sizes()));
+  return self;
 }
 
 // As CPU: counts (or summed weights: float32 for float32 weights, float64 otherwise) of each value of
@@ -163,7 +274,7 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
   Tensor out = at::zeros({std::max(highest + 1, minlength)}, self.options().dtype(type));
   if (self.numel() == 0) return out;
   const Tensor added = weighted ? weights->to(type) : at::ones({self.size(0)}, out.options());
-  scatter_into(out, out, 0, self, added, 0, true);
+  scatter_into(out, out, 0, self, added, 0, "sum");
   return out;
 }
 
@@ -171,20 +282,51 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bincount", bincount);
+  m.impl("take", take);
+  m.impl("take.out", take_out);
+  m.impl("put_", put_);
   register_structured_with_self<at::meta::structured_gather, int64_t, const Tensor&, bool>(m, "gather", nullptr,
                                                                                             "gather.out", gather_kernel);
   register_structured_with_self<at::meta::structured_scatter_src, int64_t, const Tensor&, const Tensor&>(
       m, "scatter.src", "scatter_.src", "scatter.src_out",
       [](at::meta::structured_scatter_src& op, const Tensor& self, int64_t dim, const Tensor& index,
-         const Tensor& src) { scatter_into(op.maybe_get_output(0), self, dim, index, src, 0, false); });
+         const Tensor& src) { scatter_into(op.maybe_get_output(0), self, dim, index, src, 0); });
   register_structured_with_self<at::meta::structured_scatter_value, int64_t, const Tensor&, const c10::Scalar&>(
       m, "scatter.value", "scatter_.value", "scatter.value_out",
       [](at::meta::structured_scatter_value& op, const Tensor& self, int64_t dim, const Tensor& index,
-         const c10::Scalar& value) { scatter_into(op.maybe_get_output(0), self, dim, index, Tensor(), value, false); });
+         const c10::Scalar& value) { scatter_into(op.maybe_get_output(0), self, dim, index, Tensor(), value); });
   register_structured_with_self<at::meta::structured_scatter_add, int64_t, const Tensor&, const Tensor&>(
       m, "scatter_add", "scatter_add_", "scatter_add.out",
       [](at::meta::structured_scatter_add& op, const Tensor& self, int64_t dim, const Tensor& index,
-         const Tensor& src) { scatter_into(op.maybe_get_output(0), self, dim, index, src, 0, true); });
+         const Tensor& src) { scatter_into(op.maybe_get_output(0), self, dim, index, src, 0, "sum"); });
+  // scatter's reduce="add"/"multiply" (the older API) and scatter_reduce.
+  register_structured_with_self<at::meta::structured_scatter_reduce, int64_t, const Tensor&, const Tensor&,
+                                c10::string_view>(
+      m, "scatter.reduce", "scatter_.reduce", "scatter.reduce_out",
+      [](at::meta::structured_scatter_reduce& op, const Tensor& self, int64_t dim, const Tensor& index,
+         const Tensor& src, c10::string_view reduce) {
+        scatter_into(op.maybe_get_output(0), self, dim, index, src, 0, reduce == "add" ? "sum" : "prod");
+      });
+  register_structured_with_self<at::meta::structured_scatter_value_reduce, int64_t, const Tensor&,
+                                const c10::Scalar&, c10::string_view>(
+      m, "scatter.value_reduce", "scatter_.value_reduce", "scatter.value_reduce_out",
+      [](at::meta::structured_scatter_value_reduce& op, const Tensor& self, int64_t dim, const Tensor& index,
+         const c10::Scalar& value, c10::string_view reduce) {
+        const Tensor& out = op.maybe_get_output(0);
+        scatter_into(out, self, dim, index, at::full(index.sizes(), value, out.options()), 0,
+                     reduce == "add" ? "sum" : "prod");
+      });
+  register_structured_with_self<at::meta::structured_scatter_reduce_two, int64_t, const Tensor&, const Tensor&,
+                                c10::string_view, bool>(
+      m, "scatter_reduce.two", "scatter_reduce_.two", "scatter_reduce.two_out",
+      [](at::meta::structured_scatter_reduce_two& op, const Tensor& self, int64_t dim, const Tensor& index,
+         const Tensor& src, c10::string_view reduce, bool include_self) {
+        scatter_reduce_kernel(op.maybe_get_output(0), self, dim, index, src, reduce, include_self);
+      });
+  register_structured_with_self<at::meta::structured_index_copy, int64_t, const Tensor&, const Tensor&>(
+      m, "index_copy", "index_copy_", "index_copy.out",
+      [](at::meta::structured_index_copy& op, const Tensor& self, int64_t dim, const Tensor& index,
+         const Tensor& source) { index_copy_kernel(op.maybe_get_output(0), self, dim, index, source); });
   register_structured_with_self<at::meta::structured_index_add, int64_t, const Tensor&, const Tensor&,
                                 const c10::Scalar&>(
       m, "index_add", "index_add_", "index_add.out",

@@ -1,19 +1,20 @@
-// index/scatter_gather: gather, scatter and scatter_add along one dim, over an iterator of three
-// operands of the index's shape: (out, self, index) for gather and (self, src, index) for scatter.
-// `self` is a view with stride 0 along the dim; its real stride there, dim_stride (bytes), is
-// taken index times; a scalar source comes as its encoding's bits. Positions are checked on the host. gather and scatter only move values (DT:
-// the unsigned-size dtype of the element size); scatter_add (ACCUMULATE) adds atomically in DT's
-// compute type. Build options: DT, INDEX_T, NDIM, SRC_SCALAR, ACCUMULATE.
+// index/scatter_gather: gather, scatter, scatter_add and scatter_reduce along one dim, over an
+// iterator of three operands of the index's shape: (out, self, index) for gather and (self, src,
+// index) for scatter. `self` is a view with stride 0 along the dim; its real stride there,
+// dim_stride (bytes), is taken index times; a scalar source comes as its encoding's bits. Positions
+// are checked on the host. gather and scatter only move values (DT: the unsigned-size dtype of the
+// element size); COMBINE (sum, prod, amax or amin) folds the source into the target atomically
+// in DT's compute type. Build options: DT, INDEX_T, NDIM, SRC_SCALAR, COMBINE.
 #define NOPERANDS 3
 #include "common.clh"
 
-#ifdef ACCUMULATE
+#ifdef COMBINE
 #include "atomics.clh"
 #endif
 
 typedef FOO_STORAGE(DT) st;
 
-#ifndef ACCUMULATE
+#ifndef COMBINE
 __kernel void gather_strided(__global char* out, ulong out_offset, __global const char* self, ulong self_offset,
                              __global const char* index, ulong index_offset, foo_layout L, long dim_stride,
                              INDEX_T n) {
@@ -36,8 +37,9 @@ __kernel void scatter_strided(__global char* self, ulong self_offset, __global c
     __global st* target = FOO_PTR(st, self, self_offset + off[0] + k * dim_stride);
 #ifdef SRC_SCALAR
     *target = (st)value_bits;
-#elif defined(ACCUMULATE)
-    foo_atomic_add(target, FOO_CONVERT(DT, FOO_LOAD(DT, FOO_PTR(const st, src, src_offset + off[1]), 0)));
+#elif defined(COMBINE)
+    const FOO_COMPUTE(DT) v = FOO_CONVERT(DT, FOO_LOAD(DT, FOO_PTR(const st, src, src_offset + off[1]), 0));
+    FOO_CAT(foo_atomic_, COMBINE)(target, v);
 #else
     *target = *FOO_PTR(const st, src, src_offset + off[1]);
 #endif

@@ -1,0 +1,812 @@
+"""More indexing operators against the CPU, with the CPU fallback forbidden: scatter_reduce and scatter with
+reduce=, index_copy, take, masked_scatter, searchsorted and bucketize, embedding with max_norm (embedding_renorm_)
+and unique along a dim; dtypes, strided layouts, edge cases, gradients, and errors of the CPU's exception type.
+"""
+
+import math
+from collections.abc import Callable
+
+import pytest
+import torch
+import torch.nn.functional as F
+from conftest import FOO, assert_close_to_cpu, assert_exact, dtype_id, forward_backward, run_like_cpu
+from conftest import to_foo_keeping_layout as on_foo
+
+pytestmark = [
+    pytest.mark.usefixtures("no_fallback"),
+    pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter"),
+    pytest.mark.filterwarnings(r"ignore:torch.searchsorted\(\). .* is non-contiguous"),
+]
+
+Tensor = torch.Tensor
+
+FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
+INTS = [torch.int32, torch.int64, torch.int8, torch.uint8]
+
+# Sums and products of repeated positions round in the order foo's atomics run them.
+ORDER_TOLERANCES = {
+    torch.float32: {"rtol": 1e-5, "atol": 1e-5},
+    torch.float64: {"rtol": 1e-12, "atol": 1e-12},
+    torch.float16: {"rtol": 1e-2, "atol": 1e-2},
+    torch.bfloat16: {"rtol": 2e-2, "atol": 5e-2},
+}
+
+
+def randn(*shape: int, dtype: torch.dtype = torch.float32, seed: int = 0) -> Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=g, dtype=torch.float64).to(dtype)
+
+
+def values(shape: tuple[int, ...], dtype: torch.dtype, seed: int = 0) -> Tensor:
+    """CPU values of `dtype`: standard normal floats, integers in [-3, 3] ([0, 6] for uint8), random bools."""
+    g = torch.Generator().manual_seed(seed)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=g).bool()
+    if dtype.is_floating_point:
+        return torch.randn(shape, generator=g, dtype=torch.float64).to(dtype)
+    low = 0 if dtype == torch.uint8 else -3
+    return torch.randint(low, low + 7, shape, generator=g).to(dtype)
+
+
+def with_layout(t: Tensor, layout: str) -> Tensor:
+    """A CPU tensor equal to `t`: "contiguous" (t), "transposed" (first and last dims swapped in memory) or "sliced"
+    (every other element of a tensor twice as large in each dim)."""
+    if layout == "transposed":
+        return t.transpose(0, -1).contiguous().transpose(0, -1)
+    if layout == "sliced":
+        view = torch.zeros([2 * n for n in t.shape], dtype=t.dtype)[(slice(None, None, 2),) * t.dim()]
+        return view.copy_(t)
+    assert layout == "contiguous"
+    return t
+
+
+def check_gradients(fn: Callable[..., Tensor], inputs: list[Tensor], constants: tuple[Tensor, ...] = ()) -> None:
+    """fn(*inputs, *constants) and each input's gradient (after one random incoming gradient) on foo against the
+    CPU; every tensor keeps its layout on foo."""
+    with torch.no_grad():
+        shape = fn(*inputs, *constants).shape
+    grad = randn(*shape, dtype=inputs[0].dtype, seed=99)
+    expected = forward_backward(lambda *xs: fn(*xs, *constants), inputs, grad)
+    foo_constants = tuple(on_foo(c) for c in constants)
+    actual = forward_backward(lambda *xs: fn(*xs, *foo_constants), [on_foo(t) for t in inputs], grad)
+    assert_close_to_cpu(actual, expected)
+
+
+def check_raises_like_cpu(cpu_call: Callable[[], object], foo_call: Callable[[], object]) -> None:
+    """The CPU raises, and foo raises the same exception type (without the fallback)."""
+    assert run_like_cpu(cpu_call, foo_call) is None, "the CPU did not raise; the case is wrong"
+
+
+# ---- scatter_reduce ----------------------------------------------------------------------------------------------
+
+SCATTER_REDUCES = ["sum", "prod", "mean", "amax", "amin"]
+SCATTER_REDUCE_DTYPES = [*FLOATS, *INTS]
+
+
+def scatter_reduce_inputs(dim: int, dtype: torch.dtype) -> tuple[Tensor, Tensor, Tensor]:
+    """self (5, 6); an index with repeated positions along `dim` (7 into 5 rows, or 9 into 6 columns) that leaves
+    some of self untouched; a src larger than the index."""
+    index_shape, src_shape = ((7, 4), (8, 5)) if dim == 0 else ((4, 9), (5, 10))
+    index = torch.randint(0, (5, 6)[dim], index_shape, generator=torch.Generator().manual_seed(1))
+    return values((5, 6), dtype), index, values(src_shape, dtype, seed=2)
+
+
+def assert_reduced_like_cpu(actual: Tensor, expected: Tensor, reduce: str) -> None:
+    """Exact, but for float sums, products and means (whose rounding depends on the order of repeats)."""
+    if expected.dtype.is_floating_point and reduce not in ("amax", "amin"):
+        assert_close_to_cpu(actual, expected, ORDER_TOLERANCES)
+    else:
+        assert actual.device.type == "foo"
+        assert_exact(actual.cpu(), expected)
+
+
+@pytest.mark.parametrize("include_self", [True, False], ids=["include_self", "exclude_self"])
+@pytest.mark.parametrize("dim", [0, -1], ids=["dim0", "dim_last"])
+@pytest.mark.parametrize("reduce", SCATTER_REDUCES)
+@pytest.mark.parametrize("dtype", SCATTER_REDUCE_DTYPES, ids=dtype_id)
+def test_scatter_reduce_matches_cpu(dtype, reduce, dim, include_self):
+    self_, index, src = scatter_reduce_inputs(dim, dtype)
+    expected = self_.scatter_reduce(dim, index, src, reduce, include_self=include_self)
+    assert not torch.equal(expected, self_)
+    actual = torch.scatter_reduce(self_.to(FOO), dim, index.to(FOO), src.to(FOO), reduce, include_self=include_self)
+    assert_reduced_like_cpu(actual, expected, reduce)
+    in_place = self_.to(FOO)
+    assert in_place.scatter_reduce_(dim, index.to(FOO), src.to(FOO), reduce, include_self=include_self) is in_place
+    assert_reduced_like_cpu(in_place, expected, reduce)
+
+
+@pytest.mark.parametrize("layout", ["transposed", "sliced"])
+@pytest.mark.parametrize("reduce", SCATTER_REDUCES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64], ids=dtype_id)
+def test_scatter_reduce_of_strided_tensors_matches_cpu(dtype, reduce, layout):
+    """self, index and src all strided; in place, the result is written through self's strides."""
+    for dim in (0, 1):
+        for include_self in (True, False):
+            self_, index, src = (with_layout(t, layout) for t in scatter_reduce_inputs(dim, dtype))
+            expected = self_.scatter_reduce(dim, index, src, reduce, include_self=include_self)
+            foo_self = on_foo(self_)
+            actual = foo_self.scatter_reduce(dim, on_foo(index), on_foo(src), reduce, include_self=include_self)
+            assert_reduced_like_cpu(actual, expected, reduce)
+            foo_self.scatter_reduce_(dim, on_foo(index), on_foo(src), reduce, include_self=include_self)
+            assert foo_self.stride() == self_.stride()
+            assert_reduced_like_cpu(foo_self, expected, reduce)
+
+
+# name: (self, dim, index, src, reduce, include_self)
+SCATTER_REDUCE_EDGE_CASES = {
+    "zero_dim": (torch.tensor(1.5), 0, torch.tensor(0), torch.tensor(5.0), "sum", True),
+    "zero_dim_self_two_positions": (torch.tensor(1.5), 0, torch.tensor([0, 0]), torch.tensor([5.0, 7.0]), "amax", True),
+    "empty_index": (randn(2, 3), 0, torch.zeros(0, 3, dtype=torch.int64), randn(0, 3), "prod", False),
+    "int32_index": (randn(3, 4), 1, torch.tensor([[0, 3, 3], [1, 1, 1]], dtype=torch.int32), randn(2, 3), "sum", True),
+    "3d_middle_dim": (randn(2, 3, 4), 1, torch.tensor([[[2, 0], [2, 2]]]), randn(1, 2, 2, seed=1), "mean", False),
+    "all_minus_inf": (torch.tensor([-math.inf, 0.0]), 0, torch.tensor([0]), torch.tensor([-math.inf]), "amax", False),
+    "int_mean_rounds_down": (
+        torch.tensor([0, 5, -7]),
+        0,
+        torch.tensor([0, 0, 1, 2, 2]),
+        torch.tensor([-1, -2, 2, 4, -1]),
+        "mean",
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", SCATTER_REDUCE_EDGE_CASES.values(), ids=SCATTER_REDUCE_EDGE_CASES.keys())
+def test_scatter_reduce_edge_cases_match_cpu(case):
+    self_, dim, index, src, reduce, include_self = case
+    outcome = run_like_cpu(
+        lambda: self_.scatter_reduce(dim, index, src, reduce, include_self=include_self),
+        lambda: self_.to(FOO).scatter_reduce(dim, index.to(FOO), src.to(FOO), reduce, include_self=include_self),
+    )
+    assert outcome is not None, "the CPU raised; the case is wrong"
+    assert_reduced_like_cpu(*outcome, reduce)
+
+
+@pytest.mark.parametrize("include_self", [True, False], ids=["include_self", "exclude_self"])
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+def test_scatter_reduce_propagates_nan_like_cpu(reduce, include_self):
+    nan = math.nan
+    self_ = torch.tensor([[1.0, nan, 3.0], [4.0, 5.0, 6.0]])
+    index = torch.tensor([[0, 0, 1], [0, 1, 1], [1, 0, 0]])
+    src = torch.tensor([[nan, 2.0, -1.0], [7.0, -3.0, 9.0], [0.5, nan, 8.0]])
+    expected = self_.scatter_reduce(0, index, src, reduce, include_self=include_self)
+    assert expected.isnan().any() and not expected.isnan().all()
+    actual = self_.to(FOO).scatter_reduce(0, index.to(FOO), src.to(FOO), reduce, include_self=include_self)
+    assert_exact(actual.cpu(), expected)
+
+
+SCATTER_REDUCE_ERRORS = {
+    "index_too_large": (0, torch.tensor([[3]]), torch.ones(1, 1), "sum"),
+    "negative_index": (1, torch.tensor([[-1]]), torch.ones(1, 1), "amax"),
+    "src_dtype": (0, torch.tensor([[0]]), torch.ones(1, 1, dtype=torch.float64), "sum"),
+    "index_larger_than_src": (0, torch.tensor([[0, 1, 2]]), torch.ones(1, 2), "prod"),
+    "index_rank": (0, torch.tensor([0]), torch.ones(1), "mean"),
+    "unknown_reduce": (0, torch.tensor([[0]]), torch.ones(1, 1), "median"),
+}
+
+
+@pytest.mark.parametrize("case", SCATTER_REDUCE_ERRORS.values(), ids=SCATTER_REDUCE_ERRORS.keys())
+def test_scatter_reduce_errors_match_cpu(case):
+    dim, index, src, reduce = case
+    self_ = torch.zeros(3, 4)
+    check_raises_like_cpu(
+        lambda: self_.scatter_reduce(dim, index, src, reduce),
+        lambda: self_.to(FOO).scatter_reduce(dim, index.to(FOO), src.to(FOO), reduce),
+    )
+
+
+def tied_values(*shape: int, seed: int) -> Tensor:
+    """Floats in {-1, 0, 1, 2}: many equal values, so amax has ties between self and src."""
+    return torch.randint(-1, 3, shape, generator=torch.Generator().manual_seed(seed)).float()
+
+
+@pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
+@pytest.mark.parametrize("reduce", ["sum", "amax"])
+def test_scatter_reduce_gradient_matches_cpu(reduce, ties):
+    index = torch.tensor([[0, 1, 2], [0, 1, 2], [3, 3, 3], [0, 0, 0], [1, 2, 3]])
+    self_, src = (tied_values(4, 3, seed=0), tied_values(5, 3, seed=1)) if ties else (randn(4, 3), randn(5, 3, seed=1))
+    # along dim 1, every tensor is a transposed view
+    for dim, x, y, i in ((0, self_, src, index), (1, self_.t(), src.t(), index.t())):
+        check_gradients(lambda s, v, idx: s.scatter_reduce(dim, idx, v, reduce, include_self=True), [x, y], (i,))
+
+
+# ---- scatter with reduce= ----------------------------------------------------------------------------------------
+
+SCATTER_DTYPES = [*FLOATS, *INTS]
+
+
+def scatter_inputs(dim: int, dtype: torch.dtype) -> tuple[Tensor, Tensor, Tensor]:
+    """self (3, 5) of values in [0, 3], an index with up to five repeats of a position, src of 1s and 2s: every sum
+    and product is exact in every dtype (or wraps the same way in any order)."""
+    g = torch.Generator().manual_seed(3)
+    index_shape, src_shape = ((5, 4), (5, 5)) if dim == 0 else ((2, 7), (3, 7))
+    index = torch.randint(0, (3, 5)[dim], index_shape, generator=g)
+    self_ = torch.randint(0, 4, (3, 5), generator=g).to(dtype)
+    return self_, index, torch.randint(1, 3, src_shape, generator=g).to(dtype)
+
+
+@pytest.mark.parametrize("source", ["tensor", "value"])
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+@pytest.mark.parametrize("dim", [0, 1], ids=["dim0", "dim1"])
+@pytest.mark.parametrize("dtype", SCATTER_DTYPES, ids=dtype_id)
+def test_scatter_with_reduce_matches_cpu(dtype, dim, reduce, source):
+    self_, index, src = scatter_inputs(dim, dtype)
+    foo_src = src.to(FOO) if source == "tensor" else 2
+    cpu_src = src if source == "tensor" else 2
+    expected = self_.clone().scatter_(dim, index, cpu_src, reduce=reduce)
+    assert not torch.equal(expected, self_)
+    in_place = self_.to(FOO)
+    assert in_place.scatter_(dim, index.to(FOO), foo_src, reduce=reduce) is in_place
+    assert_exact(in_place.cpu(), expected)
+    assert_exact(self_.to(FOO).scatter(dim, index.to(FOO), foo_src, reduce=reduce).cpu(), expected)
+
+
+@pytest.mark.parametrize("source", ["tensor", "value"])
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+@pytest.mark.parametrize("layout", ["transposed", "sliced"])
+def test_scatter_with_reduce_into_strided_self_matches_cpu(layout, reduce, source):
+    for dim in (0, 1):
+        self_, index, src = (with_layout(t, layout) for t in scatter_inputs(dim, torch.float32))
+        expected = self_.clone().scatter_(dim, index, src if source == "tensor" else 1.5, reduce=reduce)
+        actual = on_foo(self_)
+        actual.scatter_(dim, on_foo(index), on_foo(src) if source == "tensor" else 1.5, reduce=reduce)
+        assert actual.stride() == self_.stride()
+        assert_exact(actual.cpu(), expected)
+
+
+SCATTER_WITH_REDUCE_ERRORS = {
+    "unknown_reduce": (torch.tensor([[0]]), "mean"),
+    "index_too_large": (torch.tensor([[3]]), "add"),
+    "negative_index": (torch.tensor([[-1]]), "multiply"),
+}
+
+
+@pytest.mark.parametrize("source", ["tensor", "value"])
+@pytest.mark.parametrize("case", SCATTER_WITH_REDUCE_ERRORS.values(), ids=SCATTER_WITH_REDUCE_ERRORS.keys())
+def test_scatter_with_reduce_errors_match_cpu(case, source):
+    index, reduce = case
+    src = torch.ones(1, 1)
+    check_raises_like_cpu(
+        lambda: torch.zeros(3, 4).scatter_(0, index, src if source == "tensor" else 2.0, reduce=reduce),
+        lambda: torch.zeros(3, 4, device=FOO).scatter_(
+            0, index.to(FOO), src.to(FOO) if source == "tensor" else 2.0, reduce=reduce
+        ),
+    )
+
+
+# ---- index_copy --------------------------------------------------------------------------------------------------
+
+INDEX_COPY_DTYPES = [*FLOATS, *INTS, torch.bool]
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1], ids=["dim0", "dim1", "dim_last"])
+@pytest.mark.parametrize("dtype", INDEX_COPY_DTYPES, ids=dtype_id)
+def test_index_copy_matches_cpu(dtype, dim):
+    self_ = values((5, 6, 3), dtype)
+    index = torch.tensor([2, 0, 1]) if dim == -1 else torch.tensor([4, 0, 2])
+    source_shape = list(self_.shape)
+    source_shape[dim] = 3
+    source = values(tuple(source_shape), dtype, seed=1)
+    expected = self_.index_copy(dim, index, source)
+    assert_exact(torch.index_copy(self_.to(FOO), dim, index.to(FOO), source.to(FOO)).cpu(), expected)
+    in_place = self_.to(FOO)
+    assert in_place.index_copy_(dim, index.to(FOO), source.to(FOO)) is in_place
+    assert_exact(in_place.cpu(), expected)
+
+
+@pytest.mark.parametrize("layout", ["transposed", "sliced"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64], ids=dtype_id)
+def test_index_copy_of_strided_tensors_matches_cpu(dtype, layout):
+    """A strided self (written in place through its strides), source and index."""
+    for dim in (0, 1):
+        self_ = with_layout(values((5, 6), dtype), layout)
+        index = with_layout(torch.tensor([3, 0, 4]), layout)
+        source = with_layout(values((3, 6) if dim == 0 else (5, 3), dtype, seed=1), layout)
+        expected = self_.index_copy(dim, index, source)
+        assert_exact(on_foo(self_).index_copy(dim, on_foo(index), on_foo(source)).cpu(), expected)
+        actual = on_foo(self_)
+        actual.index_copy_(dim, on_foo(index), on_foo(source))
+        assert actual.stride() == self_.stride()
+        assert_exact(actual.cpu(), expected)
+
+
+# name: (self, dim, index, source)
+INDEX_COPY_EDGE_CASES = {
+    "zero_dim_self": (torch.tensor(1.5), 0, torch.tensor([0]), torch.tensor([5.0])),
+    "all_zero_dim": (torch.tensor(1.5), 0, torch.tensor(0), torch.tensor(5.0)),
+    "1d": (torch.zeros(5), 0, torch.tensor([4, 0]), torch.tensor([1.0, 2.0])),
+    "1d_zero_dim_index": (torch.zeros(5), 0, torch.tensor(2), torch.tensor(7.0)),
+    "zero_dim_index_into_2d": (torch.zeros(4, 3), 1, torch.tensor(2), torch.ones(4, 1)),
+    "empty_index": (torch.zeros(4, 3), 0, torch.tensor([], dtype=torch.int64), torch.ones(0, 3)),
+    "empty_self": (torch.zeros(0, 3), 1, torch.tensor([2, 0]), torch.ones(0, 2)),
+}
+
+
+@pytest.mark.parametrize("case", INDEX_COPY_EDGE_CASES.values(), ids=INDEX_COPY_EDGE_CASES.keys())
+def test_index_copy_edge_cases_match_cpu(case):
+    self_, dim, index, source = case
+    outcome = run_like_cpu(
+        lambda: self_.index_copy(dim, index, source),
+        lambda: self_.to(FOO).index_copy(dim, index.to(FOO), source.to(FOO)),
+    )
+    assert outcome is not None, "the CPU raised; the case is wrong"
+    assert_exact(outcome[0].cpu(), outcome[1])
+
+
+# name: (dim, index, source) into zeros(4, 3)
+INDEX_COPY_ERRORS = {
+    "int32_index": (0, torch.tensor([3, 1], dtype=torch.int32), torch.ones(2, 3)),
+    "float_index": (0, torch.tensor([1.0]), torch.ones(1, 3)),
+    "index_too_large": (0, torch.tensor([4, 1]), torch.ones(2, 3)),
+    "negative_index": (1, torch.tensor([-1]), torch.ones(4, 1)),
+    "2d_index": (0, torch.tensor([[1]]), torch.ones(1, 3)),
+    "count_differs_from_source": (0, torch.tensor([1, 2]), torch.ones(3, 3)),
+    "slice_shapes_differ": (0, torch.tensor([1, 2]), torch.ones(2, 4)),
+    "source_dtype": (0, torch.tensor([1]), torch.ones(1, 3, dtype=torch.float64)),
+    "source_rank": (1, torch.tensor(2), torch.ones(4)),
+}
+
+
+@pytest.mark.parametrize("case", INDEX_COPY_ERRORS.values(), ids=INDEX_COPY_ERRORS.keys())
+def test_index_copy_errors_match_cpu(case):
+    dim, index, source = case
+    check_raises_like_cpu(
+        lambda: torch.zeros(4, 3).index_copy(dim, index, source),
+        lambda: torch.zeros(4, 3, device=FOO).index_copy(dim, index.to(FOO), source.to(FOO)),
+    )
+
+
+# ---- take --------------------------------------------------------------------------------------------------------
+
+# Positions into 20 elements: the first and last from both ends, and a repeat.
+TAKE_INDEX = torch.tensor([[0, -1, 7], [19, -20, 7], [-8, 12, 3]])
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+@pytest.mark.parametrize("dtype", [*FLOATS, torch.int8, torch.int64, torch.uint8, torch.bool], ids=dtype_id)
+def test_take_matches_cpu(dtype, layout):
+    """take reads self in its logical (row-major) order whatever its strides; the index may be strided too."""
+    x = with_layout(values((4, 5), dtype), layout)
+    for index in (TAKE_INDEX, with_layout(TAKE_INDEX, layout), TAKE_INDEX[1]):
+        assert_exact(torch.take(on_foo(x), on_foo(index)).cpu(), torch.take(x, index))
+
+
+# name: (self, index)
+TAKE_EDGE_CASES = {
+    "zero_dim_self": (torch.tensor(2.5), torch.tensor([0, -1, 0])),
+    "zero_dim_index": (randn(3, 4), torch.tensor(-5)),
+    "empty_index": (randn(3, 4), torch.tensor([], dtype=torch.int64)),
+    "empty_self_and_index": (torch.zeros(0), torch.zeros(0, 2, dtype=torch.int64)),
+    "3d_self": (randn(2, 3, 4).permute(2, 0, 1), torch.tensor([23, 0, -24, 5])),
+}
+
+
+@pytest.mark.parametrize("case", TAKE_EDGE_CASES.values(), ids=TAKE_EDGE_CASES.keys())
+def test_take_edge_cases_match_cpu(case):
+    x, index = case
+    outcome = run_like_cpu(lambda: torch.take(x, index), lambda: torch.take(on_foo(x), index.to(FOO)))
+    assert outcome is not None, "the CPU raised; the case is wrong"
+    assert_exact(outcome[0].cpu(), outcome[1])
+
+
+# name: (self, index)
+TAKE_ERRORS = {
+    "index_too_large": (randn(4, 5), torch.tensor([3, 20])),
+    "index_too_negative": (randn(4, 5), torch.tensor([-21])),
+    "int32_index": (randn(4, 5), torch.tensor([1], dtype=torch.int32)),
+    "empty_self": (torch.zeros(0), torch.tensor([0])),
+}
+
+
+@pytest.mark.parametrize("case", TAKE_ERRORS.values(), ids=TAKE_ERRORS.keys())
+def test_take_errors_match_cpu(case):
+    x, index = case
+    check_raises_like_cpu(lambda: torch.take(x, index), lambda: torch.take(x.to(FOO), index.to(FOO)))
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_take_gradient_matches_cpu(layout):
+    """Repeated positions accumulate their gradients."""
+    check_gradients(lambda x, i: torch.take(x, i), [with_layout(randn(4, 5), layout)], (TAKE_INDEX,))
+
+
+# ---- masked_scatter ----------------------------------------------------------------------------------------------
+
+
+def random_mask(*shape: int, seed: int = 5) -> Tensor:
+    return torch.rand(shape, generator=torch.Generator().manual_seed(seed)) > 0.4
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+@pytest.mark.parametrize("dtype", [*FLOATS, torch.int8, torch.int64, torch.uint8, torch.bool], ids=dtype_id)
+def test_masked_scatter_matches_cpu(dtype, layout):
+    """Source elements fill the masked positions in self's logical order, whatever self's and mask's strides; a
+    source with more elements than needed (and strided) is read in its own logical order."""
+    self_ = with_layout(values((4, 5), dtype), layout)
+    mask = with_layout(random_mask(4, 5), layout)
+    source = with_layout(values((6, 5), dtype, seed=2), layout)
+    expected = self_.masked_scatter(mask, source)
+    assert not torch.equal(expected, self_)
+    assert_exact(on_foo(self_).masked_scatter(on_foo(mask), on_foo(source)).cpu(), expected)
+    in_place = on_foo(self_)
+    assert in_place.masked_scatter_(on_foo(mask), on_foo(source)) is in_place
+    assert in_place.stride() == self_.stride()
+    assert_exact(in_place.cpu(), expected)
+
+
+# name: (self, mask, source)
+MASKED_SCATTER_EDGE_CASES = {
+    "mask_broadcast_over_rows": (randn(4, 5), random_mask(5), randn(20, seed=1)),
+    "mask_broadcast_over_columns": (randn(4, 5), random_mask(4, 1), randn(2, 10, seed=1)),
+    "self_broadcast_to_mask": (randn(5), random_mask(4, 5), randn(30, seed=1)),
+    "expanded_mask": (randn(4, 5), random_mask(1, 5).expand(4, 5), randn(20, seed=1)),
+    "source_exactly_needed": (randn(2, 3), torch.tensor([[True, False, True], [False, True, True]]), randn(4, seed=1)),
+    "nothing_masked_empty_source": (randn(2, 3), torch.zeros(2, 3, dtype=torch.bool), torch.zeros(0)),
+    "all_masked": (randn(2, 3), torch.ones(2, 3, dtype=torch.bool), randn(3, 2, seed=1).t()),
+    "zero_dim": (torch.tensor(1.5), torch.tensor(True), torch.tensor([7.0, 8.0])),
+    "empty": (torch.zeros(0, 3), torch.zeros(0, 3, dtype=torch.bool), torch.zeros(0)),
+}
+
+
+@pytest.mark.parametrize("case", MASKED_SCATTER_EDGE_CASES.values(), ids=MASKED_SCATTER_EDGE_CASES.keys())
+def test_masked_scatter_edge_cases_match_cpu(case):
+    self_, mask, source = case
+    outcome = run_like_cpu(
+        lambda: self_.masked_scatter(mask, source),
+        lambda: on_foo(self_).masked_scatter(on_foo(mask), on_foo(source)),
+    )
+    assert outcome is not None, "the CPU raised; the case is wrong"
+    assert_exact(outcome[0].cpu(), outcome[1])
+    if self_.shape == torch.broadcast_shapes(self_.shape, mask.shape):
+        in_place = on_foo(self_)
+        in_place.masked_scatter_(on_foo(mask), on_foo(source))
+        assert_exact(in_place.cpu(), outcome[1])
+
+
+# name: (in place, self, mask, source)
+MASKED_SCATTER_ERRORS = {
+    "too_few_source_elements": (False, randn(2, 3), torch.tensor([[True, False, True], [False, True, True]]), randn(3)),
+    "too_few_in_place": (True, randn(2, 3), torch.ones(2, 3, dtype=torch.bool), randn(5)),
+    "uint8_mask": (False, randn(2, 3), torch.ones(2, 3, dtype=torch.uint8), randn(6)),
+    "source_dtype": (False, randn(2, 3), torch.ones(2, 3, dtype=torch.bool), torch.arange(6)),
+    "in_place_self_would_broadcast": (True, randn(3), torch.ones(2, 3, dtype=torch.bool), randn(6)),
+}
+
+
+@pytest.mark.filterwarnings("ignore:masked_scatter_ received a mask with dtype torch.uint8")
+@pytest.mark.parametrize("case", MASKED_SCATTER_ERRORS.values(), ids=MASKED_SCATTER_ERRORS.keys())
+def test_masked_scatter_errors_match_cpu(case):
+    in_place, self_, mask, source = case
+    op = Tensor.masked_scatter_ if in_place else Tensor.masked_scatter
+    check_raises_like_cpu(
+        lambda: op(self_.clone(), mask, source), lambda: op(self_.to(FOO), mask.to(FOO), source.to(FOO))
+    )
+
+
+@pytest.mark.parametrize("mask_shape", [(4, 5), (5,)], ids=["full_mask", "broadcast_mask"])
+def test_masked_scatter_gradient_matches_cpu(mask_shape):
+    """self's gradient is zero where masked; source's is the masked incoming gradient, zero past the used part."""
+    mask = random_mask(*mask_shape)
+    self_ = with_layout(randn(4, 5), "transposed")
+    check_gradients(lambda x, s, m: x.masked_scatter(m, s), [self_, randn(25, seed=1)], (mask,))
+
+
+# ---- searchsorted and bucketize ----------------------------------------------------------------------------------
+
+SEARCH_DTYPES = [*FLOATS, torch.int64, torch.int32, torch.int8, torch.uint8]
+inf, nan = math.inf, math.nan
+
+# Sorted, with repeats (and infinities for floats); values hit, miss, fall before, after and between them.
+FLOAT_SEQUENCE = [-inf, -2.5, -1.0, 0.0, 0.0, 0.0, 1.5, 3.0, 3.0, 7.0, inf]
+FLOAT_VALUES = [[-inf, -3.0, -2.5, -1.0], [-0.5, 0.0, 0.25, 3.0], [7.0, 8.0, inf, nan]]
+INT_SEQUENCE = [0, 0, 1, 3, 3, 3, 7, 9, 100]
+INT_VALUES = [[0, 1, 2, 3], [4, 7, 8, 9], [99, 100, 101, 127]]
+
+
+def search_inputs(dtype: torch.dtype) -> tuple[Tensor, Tensor, Tensor]:
+    """A 1-d sorted sequence, a (3, k) one whose rows are sorted differently, and (3, 4) values."""
+    if dtype.is_floating_point:
+        sequence, value_rows = torch.tensor(FLOAT_SEQUENCE), torch.tensor(FLOAT_VALUES)
+        rows = torch.stack([sequence, sequence * 0.5, sequence - 1])
+    else:
+        sequence, value_rows = torch.tensor(INT_SEQUENCE), torch.tensor(INT_VALUES)
+        rows = torch.stack([sequence, sequence // 2, sequence + 1])
+    return sequence.to(dtype), rows.to(dtype), value_rows.to(dtype)
+
+
+SEARCHSORTED_KWARGS = {
+    "left": {},
+    "right": {"right": True},
+    "side_left": {"side": "left"},
+    "side_right": {"side": "right"},
+    "out_int32": {"out_int32": True},
+    "right_out_int32": {"right": True, "out_int32": True},
+}
+
+
+@pytest.mark.parametrize("kwargs", SEARCHSORTED_KWARGS.values(), ids=SEARCHSORTED_KWARGS.keys())
+@pytest.mark.parametrize("dtype", SEARCH_DTYPES, ids=dtype_id)
+def test_searchsorted_matches_cpu(dtype, kwargs):
+    sequence, rows, value_rows = search_inputs(dtype)
+    for seq in (sequence, rows):
+        expected = torch.searchsorted(seq, value_rows, **kwargs)
+        assert_exact(torch.searchsorted(seq.to(FOO), value_rows.to(FOO), **kwargs).cpu(), expected)
+
+
+@pytest.mark.parametrize("right", [False, True], ids=["left", "right"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64], ids=dtype_id)
+def test_searchsorted_of_strided_tensors_matches_cpu(dtype, right):
+    sequence, rows, value_rows = search_inputs(dtype)
+    for seq, vals in [
+        (sequence, value_rows.t().contiguous().t()),  # transposed values
+        (sequence[::2], with_layout(value_rows, "sliced")),  # every other element is still sorted
+        (rows.t().contiguous().t(), value_rows),  # transposed N-d sequence
+        (with_layout(rows, "sliced"), with_layout(value_rows, "transposed")),
+    ]:
+        expected = torch.searchsorted(seq, vals, right=right)
+        assert_exact(torch.searchsorted(on_foo(seq), on_foo(vals), right=right).cpu(), expected)
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64], ids=dtype_id)
+def test_searchsorted_with_sorter_matches_cpu(dtype, side):
+    sequence, rows, value_rows = search_inputs(dtype)
+    for seq in (sequence, rows):
+        permutation = torch.randperm(seq.shape[-1], generator=torch.Generator().manual_seed(7))
+        unsorted = seq[..., permutation]
+        sorter = unsorted.argsort(dim=-1, stable=True)
+        expected = torch.searchsorted(unsorted, value_rows, side=side, sorter=sorter)
+        assert_exact(expected, torch.searchsorted(seq, value_rows, side=side))
+        actual = torch.searchsorted(unsorted.to(FOO), value_rows.to(FOO), side=side, sorter=sorter.to(FOO))
+        assert_exact(actual.cpu(), expected)
+
+
+def test_searchsorted_of_a_scalar_matches_cpu():
+    float_sequence, _, _ = search_inputs(torch.float32)
+    int_sequence, _, _ = search_inputs(torch.int64)
+    for seq, value, kwargs in [
+        (float_sequence, 3.0, {}),
+        (float_sequence, 3.0, {"right": True}),
+        (float_sequence, -inf, {"side": "right", "out_int32": True}),
+        (float_sequence, nan, {}),
+        (int_sequence, 3, {}),
+        (int_sequence, 3, {"right": True, "out_int32": True}),
+        (int_sequence, 2.5, {}),
+    ]:
+        expected = torch.searchsorted(seq, value, **kwargs)
+        assert_exact(torch.searchsorted(seq.to(FOO), value, **kwargs).cpu(), expected)
+
+
+def test_searchsorted_out_matches_cpu():
+    sequence, _, value_rows = search_inputs(torch.float32)
+    for out_int32, out in [
+        (False, torch.empty(0, dtype=torch.int64, device=FOO)),  # resized
+        (True, torch.empty(0, dtype=torch.int32, device=FOO)),
+        (False, torch.empty(4, 3, dtype=torch.int64, device=FOO).t()),  # written through its strides
+    ]:
+        expected = torch.searchsorted(sequence, value_rows, out_int32=out_int32)
+        returned = torch.searchsorted(sequence.to(FOO), value_rows.to(FOO), out_int32=out_int32, out=out)
+        assert returned is out
+        assert_exact(out.cpu(), expected)
+
+
+# name: (sorted sequence, values)
+SEARCHSORTED_EDGE_CASES = {
+    "empty_values": (torch.tensor([1.0, 2.0]), torch.zeros(0, 3)),
+    "empty_sequence": (torch.zeros(0), torch.tensor([1.5, -1.0])),
+    "zero_dim_values": (torch.tensor([1.0, 2.0, 3.0]), torch.tensor(2.0)),
+    "nan_in_sequence": (torch.tensor([1.0, nan, nan]), torch.tensor([0.5, 1.0, 2.0, nan])),
+    "float_sequence_int_values": (torch.tensor([1.0, 2.0, 3.0]), torch.tensor([2, 5])),
+    "int_sequence_float_values": (torch.tensor([1, 3]), torch.tensor([1.5, 3.0])),
+    "single_element": (torch.tensor([[2.0], [4.0]]), torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 1.0]])),
+}
+
+
+@pytest.mark.parametrize("right", [False, True], ids=["left", "right"])
+@pytest.mark.parametrize("case", SEARCHSORTED_EDGE_CASES.values(), ids=SEARCHSORTED_EDGE_CASES.keys())
+def test_searchsorted_edge_cases_match_cpu(case, right):
+    seq, vals = case
+    outcome = run_like_cpu(
+        lambda: torch.searchsorted(seq, vals, right=right),
+        lambda: torch.searchsorted(seq.to(FOO), vals.to(FOO), right=right),
+    )
+    assert outcome is not None, "the CPU raised; the case is wrong"
+    assert_exact(outcome[0].cpu(), outcome[1])
+
+
+# name: (sorted sequence, values, keyword arguments)
+SEARCHSORTED_ERRORS = {
+    "leading_dims_differ": (torch.zeros(2, 3), torch.zeros(1, 2), {}),
+    "zero_dim_sequence": (torch.tensor(1.0), torch.tensor([1.5]), {}),
+    "unknown_side": (torch.zeros(3), torch.zeros(2), {"side": "middle"}),
+    "sorter_out_of_range": (torch.tensor([5.0, 1.0, 3.0]), torch.tensor([2.0]), {"sorter": torch.tensor([1, 3, 0])}),
+    "int32_sorter": (torch.tensor([5.0, 1.0]), torch.tensor([2.0]), {"sorter": torch.tensor([1, 0]).int()}),
+    "sorter_shape": (torch.tensor([5.0, 1.0, 3.0]), torch.tensor([2.0]), {"sorter": torch.tensor([1, 0])}),
+    "out_dtype": (torch.zeros(3), torch.zeros(2), {"out_int32": True, "out": torch.empty(0, dtype=torch.int64)}),
+}
+
+
+@pytest.mark.parametrize("case", SEARCHSORTED_ERRORS.values(), ids=SEARCHSORTED_ERRORS.keys())
+def test_searchsorted_errors_match_cpu(case):
+    seq, vals, kwargs = case
+    foo_kwargs = {k: v.to(FOO) if isinstance(v, Tensor) else v for k, v in kwargs.items()}
+    check_raises_like_cpu(
+        lambda: torch.searchsorted(seq, vals, **kwargs),
+        lambda: torch.searchsorted(seq.to(FOO), vals.to(FOO), **foo_kwargs),
+    )
+
+
+@pytest.mark.parametrize("out_int32", [False, True], ids=["int64", "int32"])
+@pytest.mark.parametrize("right", [False, True], ids=["left", "right"])
+@pytest.mark.parametrize("dtype", SEARCH_DTYPES, ids=dtype_id)
+def test_bucketize_matches_cpu(dtype, right, out_int32):
+    boundaries, _, value_rows = search_inputs(dtype)
+    for vals in (value_rows, with_layout(value_rows, "transposed"), value_rows[1]):
+        expected = torch.bucketize(vals, boundaries, right=right, out_int32=out_int32)
+        actual = torch.bucketize(on_foo(vals), boundaries.to(FOO), right=right, out_int32=out_int32)
+        assert_exact(actual.cpu(), expected)
+    expected = torch.bucketize(value_rows, boundaries[::2], right=right, out_int32=out_int32)
+    actual = torch.bucketize(value_rows.to(FOO), on_foo(boundaries[::2]), right=right, out_int32=out_int32)
+    assert_exact(actual.cpu(), expected)
+
+
+def test_bucketize_of_a_scalar_matches_cpu():
+    boundaries, _, _ = search_inputs(torch.float32)
+    for value, kwargs in [(3.0, {}), (3.0, {"right": True}), (0.1, {"out_int32": True}), (inf, {})]:
+        expected = torch.bucketize(value, boundaries, **kwargs)
+        assert_exact(torch.bucketize(value, boundaries.to(FOO), **kwargs).cpu(), expected)
+
+
+def test_bucketize_with_2d_boundaries_raises_like_cpu():
+    check_raises_like_cpu(
+        lambda: torch.bucketize(torch.zeros(2), torch.zeros(2, 3)),
+        lambda: torch.bucketize(torch.zeros(2, device=FOO), torch.zeros(2, 3, device=FOO)),
+    )
+
+
+# ---- embedding with max_norm (embedding_renorm_) -----------------------------------------------------------------
+
+EMBEDDING_MAX_NORM = 1.0
+# Indices into 7 rows with repeats; row 3 is never looked up (and keeps its norm above max_norm).
+EMBEDDING_INDICES = torch.tensor([[1, 4, 1, 0], [6, 2, 2, 5]])
+LOW_PRECISION = {torch.float16: {"rtol": 1e-2, "atol": 1e-2}, torch.bfloat16: {"rtol": 2e-2, "atol": 2e-2}}
+
+
+def embedding_weight(dtype: torch.dtype) -> Tensor:
+    """7 rows of 5 whose norms (of any type) lie below max_norm for rows 0 and 6, above it for the others."""
+    scales = torch.tensor([0.05, 1.5, 2.0, 2.0, 1.0, 3.0, 0.04], dtype=torch.float64)
+    return (randn(7, 5, dtype=torch.float64, seed=3) * scales[:, None]).to(dtype)
+
+
+@pytest.mark.parametrize("padding_idx", [None, 2], ids=["no_padding", "padding_2"])
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, inf], ids=["norm_2", "norm_1", "norm_inf"])
+@pytest.mark.parametrize("dtype", FLOATS, ids=dtype_id)
+def test_embedding_with_max_norm_matches_cpu(dtype, norm_type, padding_idx):
+    """The looked-up rows of the weight are renormalised in place as on the CPU (the others stay as they were);
+    the output and the weight's gradient (zero in the padding row) match too."""
+
+    def lookup(weight: Tensor, indices: Tensor) -> Tensor:
+        return F.embedding(indices, weight, padding_idx=padding_idx, max_norm=EMBEDDING_MAX_NORM, norm_type=norm_type)
+
+    original = embedding_weight(dtype)
+    grad = randn(2, 4, 5, dtype=dtype, seed=9)
+    cpu_weight, foo_weight = original.clone().requires_grad_(), original.to(FOO).requires_grad_()
+    expected = lookup(cpu_weight, EMBEDDING_INDICES)
+    actual = lookup(foo_weight, EMBEDDING_INDICES.to(FOO))
+    expected.backward(grad)
+    actual.backward(grad.to(FOO))
+    assert not torch.equal(cpu_weight.detach(), original), "the CPU renormalised nothing; the case is wrong"
+    assert_close_to_cpu(actual.detach(), expected.detach(), LOW_PRECISION)
+    assert_close_to_cpu(foo_weight.detach(), cpu_weight.detach(), LOW_PRECISION)
+    assert_close_to_cpu(foo_weight.grad, cpu_weight.grad, LOW_PRECISION)
+    assert_exact(foo_weight.detach()[3].cpu(), original[3])
+
+
+# name: (weight layout, indices, max_norm, norm_type)
+EMBEDDING_RENORM_CASES = {
+    "repeated_indices": ("contiguous", torch.tensor([3, 3, 1, 5, 1]), 1.0, 2.0),
+    "int32_indices": ("contiguous", torch.tensor([0, 6, 2], dtype=torch.int32), 1.5, 1.0),
+    "2d_indices": ("contiguous", torch.tensor([[1, 2], [2, 4]]), 0.5, 2.0),
+    "transposed_weight": ("transposed", torch.tensor([1, 4, 6]), 1.0, 2.0),
+    "sliced_weight": ("sliced", torch.tensor([5, 1]), 1.0, 1.0),
+    "norm_inf": ("contiguous", torch.tensor([1, 2, 5]), 1.0, inf),
+    "norm_3": ("contiguous", torch.tensor([1, 2, 5, 0]), 1.0, 3.0),
+    "every_row_below": ("contiguous", torch.tensor([1, 2]), 100.0, 2.0),
+    "no_indices": ("contiguous", torch.tensor([], dtype=torch.int64), 1.0, 2.0),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dtype_id)
+@pytest.mark.parametrize("case", EMBEDDING_RENORM_CASES.values(), ids=EMBEDDING_RENORM_CASES.keys())
+def test_embedding_renorm_matches_cpu(case, dtype):
+    layout, indices, max_norm, norm_type = case
+    cpu_weight = with_layout(embedding_weight(dtype), layout)
+    foo_weight = on_foo(cpu_weight)
+    torch.embedding_renorm_(cpu_weight, indices, max_norm, norm_type)
+    assert torch.embedding_renorm_(foo_weight, indices.to(FOO), max_norm, norm_type) is foo_weight
+    assert foo_weight.stride() == cpu_weight.stride()
+    assert_close_to_cpu(foo_weight, cpu_weight)
+    untouched = [row for row in range(7) if row not in indices.flatten().tolist()]
+    assert_exact(foo_weight[untouched].cpu(), embedding_weight(dtype)[untouched])
+
+
+def test_embedding_renorm_out_of_range_index_raises_like_cpu():
+    indices = torch.tensor([1, 7])
+    check_raises_like_cpu(
+        lambda: torch.embedding_renorm_(embedding_weight(torch.float32), indices, 1.0, 2.0),
+        lambda: torch.embedding_renorm_(embedding_weight(torch.float32).to(FOO), indices.to(FOO), 1.0, 2.0),
+    )
+
+
+# ---- unique along a dim ------------------------------------------------------------------------------------------
+
+
+def repeated_slices(shape: tuple[int, ...], dim: int, dtype: torch.dtype) -> Tensor:
+    """A tensor of `shape` but for `dim`, along which it has 7 slices: 4 random ones (values in [-2, 2]) repeated
+    out of order."""
+    base_shape = list(shape)
+    base_shape[dim] = 4
+    base = torch.randint(-2, 3, base_shape, generator=torch.Generator().manual_seed(4))
+    return base.index_select(dim, torch.tensor([2, 0, 2, 3, 1, 0, 3])).to(dtype)
+
+
+UNIQUE_DIM_CASES = {
+    "2d_dim0": ((7, 3), 0),
+    "2d_dim1": ((4, 7), 1),
+    "3d_dim0": ((7, 2, 3), 0),
+    "3d_dim1": ((2, 7, 3), 1),
+    "3d_dim_last": ((3, 2, 7), -1),
+}
+UNIQUE_RETURNS = [
+    {},
+    {"return_inverse": True},
+    {"return_counts": True},
+    {"return_inverse": True, "return_counts": True},
+]
+
+
+def assert_unique_like_cpu(x: Tensor, x_foo: Tensor, dim: int) -> None:
+    for kwargs in UNIQUE_RETURNS:
+        expected = torch.unique(x, sorted=True, dim=dim, **kwargs)
+        actual = torch.unique(x_foo, sorted=True, dim=dim, **kwargs)
+        expected, actual = (t if isinstance(t, tuple) else (t,) for t in (expected, actual))
+        assert len(actual) == len(expected)
+        for a, e in zip(actual, expected):
+            assert a.device.type == "foo"
+            torch.testing.assert_close(a.cpu(), e, rtol=0, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("dtype", [torch.int64, torch.float32], ids=dtype_id)
+@pytest.mark.parametrize("case", UNIQUE_DIM_CASES.values(), ids=UNIQUE_DIM_CASES.keys())
+def test_unique_dim_matches_cpu(case, dtype, layout):
+    shape, dim = case
+    x = with_layout(repeated_slices(shape, dim, dtype), layout)
+    assert torch.unique(x, dim=dim).shape[dim] < x.shape[dim], "no repeats; the case is wrong"
+    assert_unique_like_cpu(x, on_foo(x), dim)
+
+
+def test_unique_dim_of_nan_and_signed_zero_rows_matches_cpu():
+    """Rows with NaN are all distinct (NaN != NaN) and -0.0 equals 0.0, as on the CPU. Which of two equal NaN rows
+    comes first is the sort's choice, so the inverse is checked by what it maps back to."""
+    x = torch.tensor([[1.0, nan], [0.0, 2.0], [1.0, nan], [-0.0, 2.0], [-1.0, 3.0], [-1.0, 3.0]])
+    expected_values, expected_counts = torch.unique(x, sorted=True, dim=0, return_counts=True)
+    values, inverse, counts = torch.unique(x.to(FOO), sorted=True, dim=0, return_inverse=True, return_counts=True)
+    torch.testing.assert_close(values.cpu(), expected_values, rtol=0, atol=0, equal_nan=True)
+    assert_exact(counts.cpu(), expected_counts)
+    torch.testing.assert_close(values[inverse].cpu(), x, rtol=0, atol=0, equal_nan=True)
+
+
+def test_unique_dim_of_empty_dimension_matches_cpu():
+    x = torch.zeros(0, 3, dtype=torch.int64)
+    assert_unique_like_cpu(x, x.to(FOO), 0)
+
+
+@pytest.mark.parametrize(
+    "shape, dim",
+    [((3, 0), 0), ((0, 3), 1), ((), 0), ((2, 3), 2)],
+    ids=["other_dim_empty", "selected_dim_nonempty_other_empty", "zero_dim", "dim_out_of_range"],
+)
+def test_unique_dim_errors_match_cpu(shape, dim):
+    x = torch.zeros(shape, dtype=torch.int64)
+    check_raises_like_cpu(lambda: torch.unique(x, dim=dim), lambda: torch.unique(x.to(FOO), dim=dim))
