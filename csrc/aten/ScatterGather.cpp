@@ -9,6 +9,7 @@
 
 #include <ATen/Dispatch.h>
 #include <ATen/TensorIterator.h>
+#include <ATen/TensorOperators.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/aminmax.h>
 #include <ATen/ops/gather_meta.h>

@@ -180,7 +180,7 @@ Tensor& searchsorted_out(const Tensor& boundaries, const Tensor& self, bool out_
   return out;
 }
 
-Tensor searchsorted(const Tensor& boundaries, const Tensor& self, bool out_int32, bool right,
+Tensor searchsorted_tensor(const Tensor& boundaries, const Tensor& self, bool out_int32, bool right,
                     std::optional<c10::string_view> side, const std::optional<Tensor>& sorter) {
   Tensor out = at::empty({0}, self.options().dtype(out_int32 ? at::kInt : at::kLong));
   return searchsorted_out(boundaries, self, out_int32, right, side, sorter, out);
@@ -194,7 +194,7 @@ Tensor& searchsorted_scalar_out(const Tensor& boundaries, const c10::Scalar& sel
 
 Tensor searchsorted_scalar(const Tensor& boundaries, const c10::Scalar& self, bool out_int32, bool right,
                            std::optional<c10::string_view> side, const std::optional<Tensor>& sorter) {
-  return searchsorted(boundaries, at::native::searchsorted_scalar_tensor(self, boundaries.device()), out_int32, right,
+  return searchsorted_tensor(boundaries, at::native::searchsorted_scalar_tensor(self, boundaries.device()), out_int32, right,
                       side, sorter);
 }
 
@@ -203,13 +203,13 @@ Tensor& bucketize_out(const Tensor& self, const Tensor& boundaries, bool out_int
   return searchsorted_out(boundaries, self, out_int32, right, std::nullopt, std::nullopt, out);
 }
 
-Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+Tensor bucketize_tensor(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
   Tensor out = at::empty({0}, self.options().dtype(out_int32 ? at::kInt : at::kLong));
   return bucketize_out(self, boundaries, out_int32, right, out);
 }
 
 Tensor bucketize_scalar(const c10::Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
-  return bucketize(at::native::searchsorted_scalar_tensor(self, boundaries.device()), boundaries, out_int32, right);
+  return bucketize_tensor(at::native::searchsorted_scalar_tensor(self, boundaries.device()), boundaries, out_int32, right);
 }
 
 }  // namespace
@@ -217,11 +217,11 @@ Tensor bucketize_scalar(const c10::Scalar& self, const Tensor& boundaries, bool 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_unique2", unique2);
   m.impl("unique_dim", unique_dim);
-  m.impl("searchsorted.Tensor", searchsorted);
+  m.impl("searchsorted.Tensor", searchsorted_tensor);
   m.impl("searchsorted.Tensor_out", searchsorted_out);
   m.impl("searchsorted.Scalar", searchsorted_scalar);
   m.impl("searchsorted.Scalar_out", searchsorted_scalar_out);
-  m.impl("bucketize.Tensor", bucketize);
+  m.impl("bucketize.Tensor", bucketize_tensor);
   m.impl("bucketize.Tensor_out", bucketize_out);
   m.impl("bucketize.Scalar", bucketize_scalar);
   m.impl("topk", topk);
