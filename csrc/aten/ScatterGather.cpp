@@ -44,13 +44,13 @@ void check_positions(const char* op, const Tensor& index, const Tensor& indexed,
   const auto [low, high] = at::aminmax(index);
   const int64_t lowest = low.item<int64_t>(), highest = high.item<int64_t>();
   const int64_t bad = lowest < 0 ? lowest : highest;
-  TORCH_CHECK_INDEX(lowest >= 0 && highest < size, op, "(): index ", bad, " is out of bounds for dimension ", dim,
+  TORCH_CHECK(lowest >= 0 && highest < size, op, "(): index ", bad, " is out of bounds for dimension ", dim,
                     " with size ", size);
 }
 
 // `t` seen with index's sizes, its stride along `dim` replaced by zero.
 Tensor along_index(const Tensor& t, const Tensor& index, int64_t dim, bool zero_dim_stride) {
-  if (t.dim() == 0) return t.as_strided(index.sizes(), index.strides());
+  if (t.dim() == 0) return t.as_strided(index.sizes(), std::vector<int64_t>(index.dim(), 0), t.storage_offset());
   std::vector<int64_t> strides = t.strides().vec();
   if (zero_dim_stride) strides[dim] = 0;
   return t.as_strided(index.sizes(), strides, t.storage_offset());

@@ -155,6 +155,7 @@ Tensor& searchsorted_out(const Tensor& boundaries, const Tensor& self, bool out_
   at::native::searchsorted_pre_check(boundaries, self, out, out_int32, right, side, sorter);
   at::native::resize_output(out, self.sizes());
   if (self.numel() == 0) return out;
+  if (boundaries.numel() == 0) return out.zero_();
   TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != at::kBool && boundaries.scalar_type() != at::kBool,
                               "\"searchsorted_out_cpu\" not implemented for 'Bool'");
   const c10::DeviceGuard guard(self.device());

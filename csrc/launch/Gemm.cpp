@@ -69,9 +69,11 @@ void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b
                         B.stride(1), B.stride(2), B.stride(0), result.stride(1), result.stride(2), result.stride(0),
                         use_d ? D.stride(1) : 0, use_d ? D.stride(2) : 0, use_d ? D.stride(0) : 0};
   const int tm = nn ? tiles.nn_tm : tiles.nt_tm;
-  const int tn = nn ? tiles.nn_nv * tiles.nn_vw : (N < tiles.nt_tn ? 1 : tiles.nt_tn);
+  // Narrow outputs take fewer vectors per work-item, so fewer columns fall to the element-wise edge.
+  const int nv = static_cast<int>(std::clamp<int64_t>(N / tiles.nn_vw, 1, tiles.nn_nv));
+  const int tn = nn ? nv * tiles.nn_vw : (N < tiles.nt_tn ? 1 : tiles.nt_tn);
   std::string options = compute_option(compute) + "-DTM=" + std::to_string(tm) + " -DTN=" + std::to_string(tn) +
-                        " -DNV=" + std::to_string(tiles.nn_nv) +
+                        " -DNV=" + std::to_string(nv) +
                         " -DVW=" + std::to_string(nn ? tiles.nn_vw : tiles.nt_vw);
 
   KernelCall call(device, "blas/gemm", nn ? "gemm_nn" : "gemm_nt", options);

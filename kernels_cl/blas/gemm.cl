@@ -1,7 +1,7 @@
 // blas/gemm: C = alpha * A @ B + beta * D for a batch of strided matrices (strides in elements, so
 // transposes and broadcast batches need no copies); beta == 0 ignores D (even its NaNs).
 // gemm_nn: B's rows are contiguous; a work-item computes a TM x (NV * VW) tile, broadcasting A's
-// elements against VW-wide vectors of B. gemm_nt: rows of A and columns of B are contiguous along
+// elements against VW-wide vectors of B (tiles past N's last multiple of NV * VW go element-wise). gemm_nt: rows of A and columns of B are contiguous along
 // K; a work-item computes TM x TN dot products on VW-wide vectors along K.
 // Build options: COMPUTE (float or double: every matrix is of that dtype), TM, TN, NV, VW.
 #include "compute.clh"
@@ -42,10 +42,15 @@ __kernel void gemm_nn(__global char* c, ulong c_offset, __global const char* a, 
   __global const ct* A = FOO_PTR(const ct, a, a_offset) + batch * s.a_b;
   __global const ct* B = FOO_PTR(const ct, b, b_offset) + batch * s.b_b;
   __global const ct* D = FOO_PTR(const ct, d, d_offset) + batch * s.d_b;
-  if (m0 + TM > s.m || n0 + NV * VW > s.n) {
+  if (n0 + NV * VW > s.n) {
     foo_gemm_edge(C, A, B, D, &s, m0, n0, TM, NV * VW, alpha, beta);
     return;
   }
+  // Rows past M (the last tile of a column) repeat row M - 1 and are not stored: the vector loop
+  // serves them too.
+  long row[TM];
+#pragma unroll
+  for (int i = 0; i < TM; ++i) row[i] = min(m0 + i, s.m - 1) * s.a_m;
   VT acc[TM][NV];
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
@@ -58,13 +63,14 @@ __kernel void gemm_nn(__global char* c, ulong c_offset, __global const char* a, 
     for (int j = 0; j < NV; ++j) bv[j] = VLOAD(B + k * s.b_k + n0 + j * VW);
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
-      const ct av = A[(m0 + i) * s.a_m + k * s.a_k];
+      const ct av = A[row[i] + k * s.a_k];
 #pragma unroll
       for (int j = 0; j < NV; ++j) acc[i][j] = fma((VT)av, bv[j], acc[i][j]);
     }
   }
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
+    if (m0 + i >= s.m) break;
 #pragma unroll
     for (int j = 0; j < NV; ++j) {
       const ct* lanes = (const ct*)&acc[i][j];
