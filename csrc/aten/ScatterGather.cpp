@@ -177,8 +177,19 @@ void scatter_reduce_kernel(const Tensor& out, const Tensor& self, int64_t dim, c
   }
 }
 
-// The index of a 1-d index along `dim` repeated over source's other dims (index_add, index_copy).
-Tensor positions_along(const Tensor& index, const Tensor& source, int64_t dim) {
+// The index of a 1-d index along `dim` repeated over source's other dims (index_add, index_copy),
+// checked first with CPU's IndexError (`out_of_range` names the op).
+Tensor positions_along(const char* op, const Tensor& index, const Tensor& self, const Tensor& source, int64_t dim) {
+  if (index.numel() > 0) {
+    const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
+    const auto [low, high] = at::aminmax(index);
+    const int64_t lowest = low.item<int64_t>(), highest = high.item<int64_t>();
+    if (std::string_view(op) == "index_add") {
+      TORCH_CHECK_INDEX(lowest >= 0 && highest < size, "index out of range in self");
+    }
+    TORCH_CHECK_INDEX(lowest >= 0 && highest < size, op, "(): index ", lowest < 0 ? lowest : highest,
+                      " is out of bounds for dimension ", dim, " with size ", size);
+  }
   std::vector<int64_t> shape(std::max<int64_t>(source.dim(), 1), 1);
   shape[dim] = index.numel();
   return index.to(at::kLong).reshape(shape).expand(source.dim() == 0 ? c10::IntArrayRef{1} : source.sizes());
@@ -195,7 +206,7 @@ void index_add_kernel(const Tensor& out, const Tensor& self, int64_t dim, const 
   const Tensor added = alpha.equal(1) ? src : at::mul(src, alpha);
   const Tensor target = out.dim() == 0 ? out.view({1}) : out;
   if (!out.is_same(self)) out.copy_(self);
-  scatter_into(target, target, dim, positions_along(index, src, dim), added, 0, "sum");
+  scatter_into(target, target, dim, positions_along("index_add", index, self, src, dim), added, 0, "sum");
 }
 
 // index_copy: self[..., index[i], ...] = source[..., i, ...] (a repeated position keeps any one).
@@ -204,7 +215,7 @@ void index_copy_kernel(const Tensor& out, const Tensor& self, int64_t dim, const
   const Tensor src = source.dim() == 0 ? source.view({1}) : source;
   const Tensor target = out.dim() == 0 ? out.view({1}) : out;
   if (!out.is_same(self)) out.copy_(self);
-  scatter_into(target, target, dim, positions_along(index, src, dim), src, 0);
+  scatter_into(target, target, dim, positions_along("index_copy_", index, self, src, dim), src, 0);
 }
 
 // take and put_ index the tensor as if it were 1-d; negative positions count from the end.

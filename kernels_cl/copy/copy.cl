@@ -15,11 +15,10 @@ __kernel void copy_contig(__global char* dst, ulong dst_offset, __global const c
 
 __kernel void copy_strided(__global char* dst, ulong dst_offset, __global const char* src, ulong src_offset,
                            foo_layout layout, INDEX_T n) {
-  FOO_GRID_LOOP(i, n) {
-    long offsets[NOPERANDS];
-    foo_offsets(&layout, i, offsets);
-    __global dst_t* d = FOO_PTR(dst_t, dst, dst_offset + offsets[0]);
-    __global const src_t* s = FOO_PTR(const src_t, src, src_offset + offsets[1]);
+  foo_walk w;
+  for (foo_walk_begin(&layout, n, &w); w.i < w.end; foo_walk_next(&layout, &w)) {
+    __global dst_t* d = FOO_PTR(dst_t, dst, dst_offset + w.off[0]);
+    __global const src_t* s = FOO_PTR(const src_t, src, src_offset + w.off[1]);
     FOO_STORE(DST, d, 0, FOO_CONVERT(DST, FOO_LOAD(SRC, s, 0)));
   }
 }

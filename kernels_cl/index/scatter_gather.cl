@@ -18,9 +18,9 @@ typedef FOO_STORAGE(DT) st;
 __kernel void gather_strided(__global char* out, ulong out_offset, __global const char* self, ulong self_offset,
                              __global const char* index, ulong index_offset, foo_layout L, long dim_stride,
                              INDEX_T n) {
-  FOO_GRID_LOOP(i, n) {
-    long off[3];
-    foo_offsets(&L, i, off);
+  foo_walk w;
+  for (foo_walk_begin(&L, n, &w); w.i < w.end; foo_walk_next(&L, &w)) {
+    const long* off = w.off;
     const long k = *FOO_PTR(const long, index, index_offset + off[2]);
     *FOO_PTR(st, out, out_offset + off[0]) = *FOO_PTR(const st, self, self_offset + off[1] + k * dim_stride);
   }
@@ -30,9 +30,9 @@ __kernel void gather_strided(__global char* out, ulong out_offset, __global cons
 __kernel void scatter_strided(__global char* self, ulong self_offset, __global const char* src, ulong src_offset,
                               __global const char* index, ulong index_offset, foo_layout L, long dim_stride,
                               ulong value_bits, INDEX_T n) {
-  FOO_GRID_LOOP(i, n) {
-    long off[3];
-    foo_offsets(&L, i, off);
+  foo_walk w;
+  for (foo_walk_begin(&L, n, &w); w.i < w.end; foo_walk_next(&L, &w)) {
+    const long* off = w.off;
     const long k = *FOO_PTR(const long, index, index_offset + off[2]);
     __global st* target = FOO_PTR(st, self, self_offset + off[0] + k * dim_stride);
 #ifdef SRC_SCALAR
