@@ -1,7 +1,9 @@
 // pool/max_pool2d: 2-d max pooling over planes [planes, height, width] (contiguous). Forward: each
 // output takes its window's maximum and its position h * width + w (ties keep the first, NaN
 // wins, as CPU). Backward: each input element gathers the gradients of the outputs whose index
-// is its own position (no atomics). Build options: DT (dtype name), INDEX_T.
+// is its own position, in CPU's order (no atomics); when windows cannot overlap, each output
+// instead writes its gradient at its index into a zeroed grad_input (an input then belongs to at
+// most one window: no two outputs of the forward share an index). Build options: DT, INDEX_T.
 #include "common.clh"
 
 typedef FOO_STORAGE(DT) st;
@@ -56,5 +58,18 @@ __kernel void max_pool2d_backward(__global const char* grad_output, ulong grad_o
       }
     }
     FOO_STORE(DT, gin, g, sum);
+  }
+}
+
+__kernel void max_pool2d_backward_scatter(__global const char* grad_output, ulong grad_output_offset,
+                                          __global const char* indices, ulong indices_offset,
+                                          __global char* grad_input, ulong grad_input_offset, foo_pool_shape s,
+                                          INDEX_T n) {
+  __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
+  __global const long* idx = FOO_PTR(const long, indices, indices_offset);
+  __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
+  FOO_GRID_LOOP(o, n) {
+    const ulong plane = o / (s.out_h * s.out_w);
+    FOO_STORE(DT, gin, plane * s.height * s.width + idx[o], FOO_LOAD(DT, gout, o));
   }
 }
