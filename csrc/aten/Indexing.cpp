@@ -1,8 +1,7 @@
-// Indexing: index_select (and so embedding), the embedding's dense backward (a sort of the
-// indices, then one deterministic sum per weight row) and max_norm renormalisation, masked_select,
-// masked_scatter_ and nonzero (a running count of the selected elements gives each its slot), advanced indexing (index and index_put_: the
-// indexed dims moved to the front and flattened, positions combined into one, then index_select,
-// scatter or scatter_add along it), tril and triu.
+// Indexing: index_select (and so embedding; its dense backward sorts the indices, then sums each
+// weight row deterministically; max_norm rescales rows), masked_select, masked_scatter_ and nonzero
+// (a running count of the selected elements gives each its slot), advanced indexing (indexed dims
+// merged into one, then index_select, scatter or scatter_add along it), tril and triu.
 #include "launch/Launch.h"
 #include "launch/Sort.h"
 

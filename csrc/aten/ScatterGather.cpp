@@ -1,9 +1,8 @@
-// gather, scatter (tensor or value source, with or without reduce), scatter_add, scatter_reduce,
-// index_add, index_copy, take, put_ and bincount along one dim (kernels_cl/index/scatter_gather.cl),
-// with PyTorch's structured meta functions for checks and shapes. The kernels walk the index's shape; the indexed tensor is viewed there with stride 0
-// along the dim, and the kernel adds index * its real stride. scatter_add is atomic, so sums of
-// repeated positions may round in any order (as on CUDA); scatter's last write wins in any order.
-// scatter_reduce folds sources in with atomic compare-and-swap (any order, as on CUDA).
+// gather, scatter (with or without reduce), scatter_add, scatter_reduce, index_add, index_copy,
+// take, put_ and bincount along one dim (kernels_cl/index/scatter_gather.cl), with PyTorch's
+// structured meta functions. The kernels walk the index's shape, the indexed tensor viewed there
+// with stride 0 along the dim. Reductions fold atomically, so sums of repeated positions may round
+// in any order (as on CUDA); scatter's last write wins in any order.
 #include "aten/Structured.h"
 #include "launch/Launch.h"
 
@@ -37,14 +36,23 @@ namespace {
 
 using at::Tensor;
 
-// As CPU: a position outside [0, size) raises (one wait for the device).
-void check_positions(const char* op, const Tensor& index, const Tensor& indexed, int64_t dim) {
-  if (index.numel() == 0) return;
-  const int64_t size = indexed.dim() == 0 ? 1 : indexed.size(dim);
+// The lowest and highest position of a non-empty index (one wait for the device).
+std::pair<int64_t, int64_t> position_range(const Tensor& index) {
   const auto [low, high] = at::aminmax(index);
-  const int64_t lowest = low.item<int64_t>(), highest = high.item<int64_t>();
+  return {low.item<int64_t>(), high.item<int64_t>()};
+}
+
+int64_t dim_size(const Tensor& t, int64_t dim) {
+  return t.dim() == 0 ? 1 : t.size(dim);
+}
+
+// As CPU's gather and scatter: a position outside [0, size) raises a RuntimeError.
+void check_positions(const Tensor& index, const Tensor& indexed, int64_t dim) {
+  if (index.numel() == 0) return;
+  const int64_t size = dim_size(indexed, dim);
+  const auto [lowest, highest] = position_range(index);
   const int64_t bad = lowest < 0 ? lowest : highest;
-  TORCH_CHECK(lowest >= 0 && highest < size, op, "(): index ", bad, " is out of bounds for dimension ", dim,
+  TORCH_CHECK(lowest >= 0 && highest < size, "index ", bad, " is out of bounds for dimension ", dim,
                     " with size ", size);
 }
 
@@ -109,21 +117,20 @@ void gather_kernel(at::meta::structured_gather& op, const Tensor& self, int64_t 
   const Tensor index = index_.to(at::kLong);  // the kernels read int64 positions
   dim = c10::maybe_wrap_dim(dim, self.dim());
   const c10::DeviceGuard guard(self.device());
-  check_positions("gather", index, self, dim);
+  check_positions(index, self, dim);
   launch_indexed("gather_strided", bits_options(self), out, along_index(self, index, dim, true), index,
                  dim_stride_bytes(self, dim));
 }
 
-// out = self with src (or value) written at the index's positions; `combine` (sum, prod, amax or
-// amin) folds src into what is there instead.
-void scatter_into(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index_, const Tensor& src,
-                  const c10::Scalar& value, const char* combine = nullptr) {
+// out = self with src (or value) written at the index's positions, which the caller checked;
+// `combine` (sum, prod, amax or amin) folds src into what is there instead.
+void scatter_unchecked(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index_, const Tensor& src,
+                       const c10::Scalar& value, const char* combine = nullptr) {
   if (!out.is_same(self)) out.copy_(self);
   if (index_.numel() == 0) return;
   const Tensor index = index_.to(at::kLong);  // the kernels read int64 positions
   dim = c10::maybe_wrap_dim(dim, self.dim());
   const c10::DeviceGuard guard(self.device());
-  check_positions(combine ? "scatter_reduce" : "scatter", index, out, dim);
   const Tensor target = along_index(out, index, dim, true);
   if (!src.defined()) {
     // The value's bits in the dtype's own encoding, passed as an integer of the same size.
@@ -143,6 +150,13 @@ void scatter_into(const Tensor& out, const Tensor& self, int64_t dim, const Tens
   launch_indexed("scatter_strided", options, target, source, index, dim_stride_bytes(out, dim));
 }
 
+void scatter_into(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                  const c10::Scalar& value, const char* combine = nullptr) {
+  const c10::DeviceGuard guard(self.device());
+  check_positions(index, self, c10::maybe_wrap_dim(dim, self.dim()));
+  scatter_unchecked(out, self, dim, index, src, value, combine);
+}
+
 // What a position holds before the first source folds in when include_self=False (CPU's values).
 c10::Scalar reduce_identity(std::string_view reduce, c10::ScalarType type) {
   if (reduce == "prod") return 1;
@@ -150,7 +164,8 @@ c10::Scalar reduce_identity(std::string_view reduce, c10::ScalarType type) {
   return AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, type, "reduce_identity", [&] {
     constexpr bool floating = std::numeric_limits<scalar_t>::has_infinity;
     if (reduce == "amax") {
-      return c10::Scalar(floating ? -std::numeric_limits<scalar_t>::infinity() : std::numeric_limits<scalar_t>::lowest());
+      return c10::Scalar(floating ? -std::numeric_limits<scalar_t>::infinity()
+                                  : std::numeric_limits<scalar_t>::lowest());
     }
     return c10::Scalar(floating ? std::numeric_limits<scalar_t>::infinity() : std::numeric_limits<scalar_t>::max());
   });
@@ -160,15 +175,19 @@ c10::Scalar reduce_identity(std::string_view reduce, c10::ScalarType type) {
 // divides the sum by the number of values that reached a position (floor division for integers).
 void scatter_reduce_kernel(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
                            const Tensor& src, std::string_view reduce, bool include_self) {
+  TORCH_CHECK_NOT_IMPLEMENTED(reduce != "mean" || out.scalar_type() != at::kBool,
+                              "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
   if (!out.is_same(self)) out.copy_(self);
   if (index.numel() == 0) return;
   dim = c10::maybe_wrap_dim(dim, self.dim());
-  if (!include_self) scatter_into(out, out, dim, index, Tensor(), reduce_identity(reduce, out.scalar_type()));
+  const c10::DeviceGuard guard(self.device());
+  check_positions(index, self, dim);
+  if (!include_self) scatter_unchecked(out, out, dim, index, Tensor(), reduce_identity(reduce, out.scalar_type()));
   const std::string combine = reduce == "mean" ? "sum" : std::string(reduce);
-  scatter_into(out, out, dim, index, src, 0, combine.c_str());
+  scatter_unchecked(out, out, dim, index, src, 0, combine.c_str());
   if (reduce != "mean") return;
   Tensor count = include_self ? at::ones_like(out) : at::zeros_like(out);
-  scatter_into(count, count, dim, index, at::ones_like(src), 0, "sum");
+  scatter_unchecked(count, count, dim, index, at::ones_like(src), 0, "sum");
   count.masked_fill_(count == 0, 1);
   if (at::isFloatingType(out.scalar_type())) {
     out.div_(count);
@@ -177,19 +196,8 @@ void scatter_reduce_kernel(const Tensor& out, const Tensor& self, int64_t dim, c
   }
 }
 
-// The index of a 1-d index along `dim` repeated over source's other dims (index_add, index_copy),
-// checked first with CPU's IndexError (`out_of_range` names the op).
-Tensor positions_along(const char* op, const Tensor& index, const Tensor& self, const Tensor& source, int64_t dim) {
-  if (index.numel() > 0) {
-    const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
-    const auto [low, high] = at::aminmax(index);
-    const int64_t lowest = low.item<int64_t>(), highest = high.item<int64_t>();
-    if (std::string_view(op) == "index_add") {
-      TORCH_CHECK_INDEX(lowest >= 0 && highest < size, "index out of range in self");
-    }
-    TORCH_CHECK_INDEX(lowest >= 0 && highest < size, op, "(): index ", lowest < 0 ? lowest : highest,
-                      " is out of bounds for dimension ", dim, " with size ", size);
-  }
+// The index of a 1-d index along `dim` repeated over source's other dims (index_add, index_copy).
+Tensor positions_along(const Tensor& index, const Tensor& source, int64_t dim) {
   std::vector<int64_t> shape(std::max<int64_t>(source.dim(), 1), 1);
   shape[dim] = index.numel();
   return index.to(at::kLong).reshape(shape).expand(source.dim() == 0 ? c10::IntArrayRef{1} : source.sizes());
@@ -206,7 +214,11 @@ void index_add_kernel(const Tensor& out, const Tensor& self, int64_t dim, const 
   const Tensor added = alpha.equal(1) ? src : at::mul(src, alpha);
   const Tensor target = out.dim() == 0 ? out.view({1}) : out;
   if (!out.is_same(self)) out.copy_(self);
-  scatter_into(target, target, dim, positions_along("index_add", index, self, src, dim), added, 0, "sum");
+  if (index.numel() > 0) {
+    const auto [lowest, highest] = position_range(index);
+    TORCH_CHECK_INDEX(lowest >= 0 && highest < dim_size(self, dim), "index out of range in self");
+  }
+  scatter_unchecked(target, target, dim, positions_along(index, src, dim), added, 0, "sum");
 }
 
 // index_copy: self[..., index[i], ...] = source[..., i, ...] (a repeated position keeps any one).
@@ -215,31 +227,37 @@ void index_copy_kernel(const Tensor& out, const Tensor& self, int64_t dim, const
   const Tensor src = source.dim() == 0 ? source.view({1}) : source;
   const Tensor target = out.dim() == 0 ? out.view({1}) : out;
   if (!out.is_same(self)) out.copy_(self);
-  scatter_into(target, target, dim, positions_along("index_copy_", index, self, src, dim), src, 0);
+  if (index.numel() > 0) {
+    const auto [lowest, highest] = position_range(index);
+    TORCH_CHECK_INDEX(lowest >= 0 && highest < dim_size(self, dim), "index_copy_(): index ",
+                      lowest < 0 ? lowest : highest, " is out of bounds for dimension ", dim, " with size ",
+                      dim_size(self, dim));
+  }
+  scatter_unchecked(target, target, dim, positions_along(index, src, dim), src, 0);
 }
 
 // take and put_ index the tensor as if it were 1-d; negative positions count from the end.
-Tensor flat_positions(const char* op, const Tensor& self, const Tensor& index) {
+Tensor flat_positions(const char* op, const char* empty_message, const Tensor& self, const Tensor& index) {
   TORCH_CHECK(index.scalar_type() == at::kLong, op, "(): Expected a long tensor for index, but got ",
               index.scalar_type());
   const int64_t n = self.numel();
-  TORCH_CHECK_INDEX(n > 0 || index.numel() == 0, op, "(): tried to ", op,
-                    std::string_view(op) == "take" ? " from" : " into", " an empty tensor");
+  TORCH_CHECK_INDEX(n > 0 || index.numel() == 0, op, "(): ", empty_message);
   const Tensor positions = index.reshape(-1);
   if (positions.numel() > 0) {
-    const auto [low, high] = at::aminmax(positions);
-    const int64_t lowest = low.item<int64_t>(), highest = high.item<int64_t>();
-    TORCH_CHECK_INDEX(lowest >= -n && highest < n, "out of range: tried to access index ", lowest < -n ? lowest : highest,
-                      " on a tensor of ", n, " elements.");
+    const auto [lowest, highest] = position_range(positions);
+    TORCH_CHECK_INDEX(lowest >= -n && highest < n, "out of range: tried to access index ",
+                      lowest < -n ? lowest : highest, " on a tensor of ", n, " elements.");
   }
   return at::where(positions < 0, positions + n, positions);
 }
 
 Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
-  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "take(): self and result expected to have the same dtype, but got self.dtype = ",
-              self.scalar_type(), " and result.dtype = ", out.scalar_type());
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(),
+              "take(): self and result expected to have the same dtype, but got self.dtype = ", self.scalar_type(),
+              " and result.dtype = ", out.scalar_type());
   const c10::DeviceGuard guard(self.device());
-  const Tensor values = at::index_select(self.reshape(-1), 0, flat_positions("take", self, index));
+  const Tensor positions = flat_positions("take", "tried to take from an empty tensor", self, index);
+  const Tensor values = at::index_select(self.reshape(-1), 0, positions);
   at::native::resize_output(out, index.sizes());
   out.copy_(values.view(index.sizes()));
   return out;
@@ -251,12 +269,14 @@ Tensor take(const Tensor& self, const Tensor& index) {
 }
 
 Tensor& put_(Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
-  TORCH_CHECK(self.scalar_type() == source.scalar_type(), "put_(): self and source expected to have the same dtype, but got self.dtype = ",
-              self.scalar_type(), " and source.dtype = ", source.scalar_type());
-  TORCH_CHECK(index.numel() == source.numel(), "put_(): Expected source and index to have the same number of elements, but got source.numel() = ",
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(),
+              "put_(): self and source expected to have the same dtype, but got self.dtype = ", self.scalar_type(),
+              " and source.dtype = ", source.scalar_type());
+  TORCH_CHECK(index.numel() == source.numel(),
+              "put_(): Expected source and index to have the same number of elements, but got source.numel() = ",
               source.numel(), ", index.numel() = ", index.numel());
   const c10::DeviceGuard guard(self.device());
-  const Tensor positions = flat_positions("put", self, index);
+  const Tensor positions = flat_positions("put_", "Tried to put elements into an empty tensor", self, index);
   if (positions.numel() == 0) return self;
   Tensor flat = self.is_contiguous() ? self.view(-1) : self.reshape(-1).clone();
   flat.index_put_({positions}, source.reshape(-1), accumulate);
@@ -286,7 +306,7 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
   Tensor out = at::zeros({std::max(highest + 1, minlength)}, self.options().dtype(type));
   if (self.numel() == 0) return out;
   const Tensor added = weighted ? weights->to(type) : at::ones({self.size(0)}, out.options());
-  scatter_into(out, out, 0, self, added, 0, "sum");
+  scatter_unchecked(out, out, 0, self, added, 0, "sum");
   return out;
 }
 

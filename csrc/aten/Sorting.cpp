@@ -128,9 +128,10 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, b
   Tensor inverse = at::empty({return_inverse ? n : 0}, self.options().dtype(at::kLong));
   Tensor counts = at::empty({0}, self.options().dtype(at::kLong));
   if (self.numel() == 0) {
+    TORCH_CHECK(n == 0, "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
     TORCH_CHECK(std::count(self.sizes().begin(), self.sizes().end(), 0) == 1,
                 "Number of zero sized dimensions is more than one, so unique cannot be applied ");
-    if (n == 0) return {at::empty(self.sizes(), self.options()), inverse, counts};
+    return {at::empty(self.sizes(), self.options()), inverse, counts};
   }
   const Tensor slices = self.movedim(dim, 0).reshape({n, self.numel() / n});
   Tensor order = at::arange(n, self.options().dtype(at::kLong));
@@ -155,19 +156,18 @@ Tensor& searchsorted_out(const Tensor& boundaries, const Tensor& self, bool out_
   at::native::searchsorted_pre_check(boundaries, self, out, out_int32, right, side, sorter);
   at::native::resize_output(out, self.sizes());
   if (self.numel() == 0) return out;
-  if (boundaries.numel() == 0) return out.zero_();
-  TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != at::kBool && boundaries.scalar_type() != at::kBool,
-                              "\"searchsorted_out_cpu\" not implemented for 'Bool'");
   const c10::DeviceGuard guard(self.device());
   Tensor input, sorted, order;
   at::native::searchsorted_maybe_trim_input_tensors(input, sorted, order, self, boundaries, sorter);
   input = input.defined() ? input : self;
   sorted = sorted.defined() ? sorted : boundaries;
+  TORCH_CHECK_NOT_IMPLEMENTED(input.scalar_type() != at::kBool, "\"searchsorted_out_cpu\" not implemented for 'Bool'");
+  if (sorted.numel() == 0) return out.zero_();
   if (sorter.defined()) sorted = sorted.gather(-1, order.defined() ? order : sorter);
   const Tensor result = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
   const int64_t n = input.numel();
-  std::string options = launch::dtype_option("DT", input.scalar_type()) + launch::dtype_option("OUT", out.scalar_type()) +
-                        launch::index_option(n);
+  std::string options = launch::dtype_option("DT", input.scalar_type()) +
+                        launch::dtype_option("OUT", out.scalar_type()) + launch::index_option(n);
   if (right || (side && *side == "right")) options += "-DRIGHT ";
   launch::KernelCall(self.device().index(), "sort/searchsorted", "searchsorted", options)
       .buffer(result.data_ptr())
@@ -188,15 +188,16 @@ Tensor searchsorted_tensor(const Tensor& boundaries, const Tensor& self, bool ou
 }
 
 Tensor& searchsorted_scalar_out(const Tensor& boundaries, const c10::Scalar& self, bool out_int32, bool right,
-                                std::optional<c10::string_view> side, const std::optional<Tensor>& sorter, Tensor& out) {
+                                std::optional<c10::string_view> side, const std::optional<Tensor>& sorter,
+                                Tensor& out) {
   return searchsorted_out(boundaries, at::native::searchsorted_scalar_tensor(self, boundaries.device()), out_int32,
                           right, side, sorter, out);
 }
 
 Tensor searchsorted_scalar(const Tensor& boundaries, const c10::Scalar& self, bool out_int32, bool right,
                            std::optional<c10::string_view> side, const std::optional<Tensor>& sorter) {
-  return searchsorted_tensor(boundaries, at::native::searchsorted_scalar_tensor(self, boundaries.device()), out_int32, right,
-                      side, sorter);
+  return searchsorted_tensor(boundaries, at::native::searchsorted_scalar_tensor(self, boundaries.device()),
+                             out_int32, right, side, sorter);
 }
 
 Tensor& bucketize_out(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right, Tensor& out) {
@@ -210,7 +211,8 @@ Tensor bucketize_tensor(const Tensor& self, const Tensor& boundaries, bool out_i
 }
 
 Tensor bucketize_scalar(const c10::Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
-  return bucketize_tensor(at::native::searchsorted_scalar_tensor(self, boundaries.device()), boundaries, out_int32, right);
+  return bucketize_tensor(at::native::searchsorted_scalar_tensor(self, boundaries.device()), boundaries, out_int32,
+                          right);
 }
 
 }  // namespace

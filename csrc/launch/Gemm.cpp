@@ -73,8 +73,9 @@ void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b
   const int nv = static_cast<int>(std::clamp<int64_t>(N / tiles.nn_vw, 1, tiles.nn_nv));
   const int tn = nn ? nv * tiles.nn_vw : (N < tiles.nt_tn ? 1 : tiles.nt_tn);
   std::string options = compute_option(compute) + "-DTM=" + std::to_string(tm) + " -DTN=" + std::to_string(tn) +
-                        " -DNV=" + std::to_string(nv) +
-                        " -DVW=" + std::to_string(nn ? tiles.nn_vw : tiles.nt_vw);
+                        " -DVW=" + std::to_string(nn ? tiles.nn_vw : tiles.nt_vw) +
+                        // gemm_nt shares the program but not NV: a fixed NV keeps it one build.
+                        " -DNV=" + std::to_string(nn ? nv : tiles.nn_nv);
 
   KernelCall call(device, "blas/gemm", nn ? "gemm_nn" : "gemm_nt", options);
   // With K == 0 the operands are empty and never read: any buffer fills their slots.

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 
 namespace foo_cl::launch {
@@ -60,7 +61,7 @@ bool is_contiguous_ignoring_scalars(const at::TensorIteratorBase& iter) {
 // Everything that selects a compiled variant, as plain bytes: a launch finds its kernel in a
 // thread-local table without building option strings or allocating.
 struct Variant {
-  char key[32];
+  char key[64];
   c10::DeviceIndex device;
   c10::ScalarType dtype[4];  // output, then inputs (Undefined past ninputs)
   c10::ScalarType compute;
@@ -72,6 +73,8 @@ struct Variant {
   bool operator==(const Variant& other) const { return std::memcmp(this, &other, sizeof(Variant)) == 0; }
 };
 
+static_assert(std::has_unique_object_representations_v<Variant>, "Variant's bytes are its identity: no padding");
+
 struct VariantHash {
   size_t operator()(const Variant& v) const {
     return std::hash<std::string_view>()(std::string_view(reinterpret_cast<const char*>(&v), sizeof(Variant)));
@@ -79,7 +82,8 @@ struct VariantHash {
 };
 
 std::string build_options(const Variant& v, int ninputs) {
-  std::string options = dtype_option("OUT", v.dtype[0]) + compute_option(v.compute) + (v.index64 ? "-DINDEX_T=ulong " : "-DINDEX_T=uint ");
+  std::string options = dtype_option("OUT", v.dtype[0]) + compute_option(v.compute) +
+                        (v.index64 ? "-DINDEX_T=ulong " : "-DINDEX_T=uint ");
   for (int k = 0; k < ninputs; ++k) {
     const std::string name = "IN" + std::to_string(k);
     options += dtype_option(name.c_str(), v.dtype[k + 1]);
@@ -105,7 +109,7 @@ cl_kernel variant_kernel(const Variant& v, int ninputs) {
 void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std::initializer_list<c10::Scalar> params,
                       c10::ScalarType requested_compute) {
   TORCH_INTERNAL_ASSERT(iter.noutputs() == 1 && iter.ninputs() >= 1 && iter.ninputs() <= 3 && params.size() <= 3);
-  TORCH_INTERNAL_ASSERT(key.size() < sizeof(Variant::key));
+  TORCH_INTERNAL_ASSERT(key.size() < sizeof(Variant::key), "foo-cl: kernel key '", key, "' is too long");
   const int64_t n = iter.numel();
   if (n == 0) return;
   const c10::Device device = iter.device(0);
@@ -135,7 +139,9 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
         call.buffer(static_cast<char*>(iter.data_ptr(k)) + offsets[k]);
       }
     }
-    for (size_t p = 0; p < params.size(); ++p) write_scalar(params.begin()[p], variant.compute, scalars + (3 + p) * width);
+    for (size_t p = 0; p < params.size(); ++p) {
+      write_scalar(params.begin()[p], variant.compute, scalars + (3 + p) * width);
+    }
     call.bytes(scalars, 6 * width);
     if (layout) call.value(*layout);
     call.count(numel).launch(numel);

@@ -1,8 +1,9 @@
 // blas/gemm: C = alpha * A @ B + beta * D for a batch of strided matrices (strides in elements, so
 // transposes and broadcast batches need no copies); beta == 0 ignores D (even its NaNs).
 // gemm_nn: B's rows are contiguous; a work-item computes a TM x (NV * VW) tile, broadcasting A's
-// elements against VW-wide vectors of B (tiles past N's last multiple of NV * VW go element-wise). gemm_nt: rows of A and columns of B are contiguous along
-// K; a work-item computes TM x TN dot products on VW-wide vectors along K.
+// elements against VW-wide vectors of B (columns past N's last multiple of NV * VW go element by
+// element). gemm_nt: rows of A and columns of B are contiguous along K; a work-item computes
+// TM x TN dot products on VW-wide vectors along K.
 // Build options: COMPUTE (float or double: every matrix is of that dtype), TM, TN, NV, VW.
 #include "compute.clh"
 

@@ -70,6 +70,9 @@ __kernel void max_pool2d_backward_scatter(__global const char* grad_output, ulon
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
   FOO_GRID_LOOP(o, n) {
     const ulong plane = o / (s.out_h * s.out_w);
-    FOO_STORE(DT, gin, plane * s.height * s.width + idx[o], FOO_LOAD(DT, gout, o));
+    // NOTE: indices handed to the backward directly could be anything: stay inside the plane.
+    if ((ulong)idx[o] < (ulong)(s.height * s.width)) {
+      FOO_STORE(DT, gin, plane * s.height * s.width + idx[o], FOO_LOAD(DT, gout, o));
+    }
   }
 }
