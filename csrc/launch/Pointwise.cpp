@@ -40,11 +40,12 @@ c10::ScalarType compute_type(const at::TensorIteratorBase& iter, c10::ScalarType
   return (common == c10::kHalf || common == c10::kBFloat16) ? c10::kFloat : common;
 }
 
-// Vector loads need every tensor in the compute dtype (no per-element conversion).
+// Vector loads need every tensor in the compute dtype, or in float16 for float (vload_halfN).
 bool can_vectorize(const at::TensorIteratorBase& iter, c10::ScalarType compute) {
   if (compute != c10::kFloat && compute != c10::kDouble) return false;
   for (int a = 0; a < iter.ntensors(); ++a) {
-    if (!iter.is_cpu_scalar(a) && iter.dtype(a) != compute) return false;
+    const c10::ScalarType type = iter.dtype(a);
+    if (!iter.is_cpu_scalar(a) && type != compute && !(compute == c10::kFloat && type == c10::kHalf)) return false;
   }
   return true;
 }
