@@ -76,6 +76,7 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   info.correctly_rounded_sqrt =
       device_value<cl_device_fp_config>(id, CL_DEVICE_SINGLE_FP_CONFIG) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
   const std::string extensions = device_string(id, CL_DEVICE_EXTENSIONS);
+  info.float_vector_width = device_value<cl_uint>(info.id, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT);
   info.has_fp16 = extensions.find("cl_khr_fp16") != std::string::npos;
   info.has_fp64 = extensions.find("cl_khr_fp64") != std::string::npos ||
                   device_value<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;

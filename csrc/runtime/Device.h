@@ -22,6 +22,7 @@ struct DeviceInfo {
   uint64_t local_mem_size = 0;
   uint32_t compute_units = 0;
   size_t max_work_group_size = 0;
+  uint32_t float_vector_width = 1;  // CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT (8 for AVX2, 16 for AVX-512)
   bool has_fp16 = false;
   bool correctly_rounded_sqrt = false;  // float32 divide and sqrt can be IEEE-exact
   bool has_fp64 = false;
