@@ -83,6 +83,18 @@ def make_tensor(shape: tuple[int, ...], dtype: torch.dtype, seed: int = 0) -> to
     return torch.randint(info.min, info.max, shape, generator=g, dtype=torch.int64).to(dtype)
 
 
+def small_values(shape: tuple[int, ...], dtype: torch.dtype, seed: int = 0, span: int = 7) -> torch.Tensor:
+    """A CPU tensor of `dtype`: standard normal floats, random bools, or `span` consecutive integers
+    around zero (from zero for uint8), so integer ops meet ties and repeats."""
+    g = torch.Generator().manual_seed(seed)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=g).bool()
+    if dtype.is_floating_point:
+        return torch.randn(shape, generator=g, dtype=torch.float64).to(dtype)
+    low = 0 if dtype == torch.uint8 else -(span // 2)
+    return torch.randint(low, low + span, shape, generator=g).to(dtype)
+
+
 def make_convertible(shape: tuple[int, ...], dtype: torch.dtype, seed: int = 0) -> torch.Tensor:
     """A CPU tensor of `dtype` whose conversion to every other dtype is well defined: values in
     [-128, 127] in quarter steps (cast to `dtype` on the CPU), so no float-to-int overflow."""

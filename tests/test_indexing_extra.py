@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import FOO, assert_close_to_cpu, assert_exact, dtype_id, forward_backward, run_like_cpu
+from conftest import FOO, assert_close_to_cpu, assert_exact, dtype_id, forward_backward, run_like_cpu, small_values
 from conftest import to_foo_keeping_layout as on_foo
 
 pytestmark = [
@@ -39,13 +39,7 @@ def randn(*shape: int, dtype: torch.dtype = torch.float32, seed: int = 0) -> Ten
 
 def values(shape: tuple[int, ...], dtype: torch.dtype, seed: int = 0) -> Tensor:
     """CPU values of `dtype`: standard normal floats, integers in [-3, 3] ([0, 6] for uint8), random bools."""
-    g = torch.Generator().manual_seed(seed)
-    if dtype == torch.bool:
-        return torch.randint(0, 2, shape, generator=g).bool()
-    if dtype.is_floating_point:
-        return torch.randn(shape, generator=g, dtype=torch.float64).to(dtype)
-    low = 0 if dtype == torch.uint8 else -3
-    return torch.randint(low, low + 7, shape, generator=g).to(dtype)
+    return small_values(shape, dtype, seed)
 
 
 def with_layout(t: Tensor, layout: str) -> Tensor:
@@ -207,7 +201,9 @@ def test_scatter_reduce_gradient_matches_cpu(reduce, ties):
     self_, src = (tied_values(4, 3, seed=0), tied_values(5, 3, seed=1)) if ties else (randn(4, 3), randn(5, 3, seed=1))
     # along dim 1, every tensor is a transposed view
     for dim, x, y, i in ((0, self_, src, index), (1, self_.t(), src.t(), index.t())):
-        check_gradients(lambda s, v, idx: s.scatter_reduce(dim, idx, v, reduce, include_self=True), [x, y], (i,))
+        check_gradients(
+            lambda s, v, idx, dim=dim: s.scatter_reduce(dim, idx, v, reduce, include_self=True), [x, y], (i,)
+        )
 
 
 # ---- scatter with reduce= ----------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from conftest import (
     dtype_id,
     failures_in_fresh_process,
     run_like_cpu,
+    small_values,
 )
 
 pytestmark = [
@@ -135,13 +136,7 @@ def calls(reduction: Reduction, ndim: int) -> Iterator[tuple[Dim, bool]]:
 def reduction_values(shape: tuple[int, ...], dtype: torch.dtype, seed: int = 0) -> Tensor:
     """A CPU tensor of `dtype`: standard normal floats, or integers in [-20, 20) ([0, 40) for uint8), so
     integer reductions meet ties; products of integers wrap around the same way on both devices."""
-    g = torch.Generator().manual_seed(seed)
-    if dtype == torch.bool:
-        return torch.randint(0, 2, shape, generator=g).bool()
-    if dtype.is_floating_point:
-        return torch.randn(shape, generator=g, dtype=torch.float64).to(dtype)
-    low = 0 if dtype == torch.uint8 else -20
-    return torch.randint(low, low + 40, shape, generator=g).to(dtype)
+    return small_values(shape, dtype, seed, span=40)
 
 
 def compare(fn: Callable[[Tensor], object], x: Tensor, x_foo: Tensor | None = None) -> object:
