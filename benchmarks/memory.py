@@ -1,5 +1,6 @@
-"""Memory rows: host-to-device, device-to-host and device copies, fill_, the caching allocator's
-alloc+free, and the cost of building OpenCL programs (cold compile vs the kernel binary disk cache).
+"""Memory rows: host-to-device, device-to-host and device copies (also from and into pinned host
+memory against pageable), fill_, the caching allocator's alloc+free, and the cost of building OpenCL
+programs (cold compile vs the kernel binary disk cache).
 Copy and fill rates count the bytes written once (a 64 MB copy moves 64 MB).
 """
 
@@ -12,10 +13,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 
 import torch
 
-from benchmarks.harness import Benchmark, Op, benchmark, register
+from benchmarks.harness import Benchmark, Op, benchmark, median_seconds, register, to_unit
 
 MB = 1 << 20
 FLOAT32_BYTES = 4
@@ -52,6 +54,40 @@ def d2h_copy(device: str) -> Op:
 def d2d_copy(device: str) -> Op:
     """foo: dst_foo.copy_(src_foo); cpu: the same copy CPU -> CPU."""
     return _copy(device, device)
+
+
+def _host_copy(to_foo: bool, pinned: bool) -> Op:
+    """A non_blocking copy of COPY_BYTES between foo and a pinned or pageable host tensor."""
+    numel = COPY_BYTES // FLOAT32_BYTES
+    host = torch.rand(numel)
+    host = host.pin_memory() if pinned else host
+    on_foo = torch.empty(numel, device="foo")
+    if to_foo:
+        return lambda: on_foo.copy_(host, non_blocking=True)
+    return lambda: host.copy_(on_foo, non_blocking=True)
+
+
+def _pinned_against_pageable(to_foo: bool) -> Callable[[int], tuple[float, float]]:
+    def measure(repeat: int) -> tuple[float, float]:
+        rates = [
+            to_unit(median_seconds(_host_copy(to_foo, pinned), "foo", repeat), COPY_BYTES, "GB/s")
+            for pinned in (True, False)
+        ]
+        return rates[0], rates[1]
+
+    return measure
+
+
+for _direction, _to_foo in (("h2d", True), ("d2h", False)):
+    register(
+        Benchmark(
+            f"{_direction} copy pinned vs pageable",
+            size="64 MB",
+            unit="GB/s",
+            measure=_pinned_against_pageable(_to_foo),
+            note="foo = non_blocking copy with pinned host memory, cpu = with pageable host memory",
+        )
+    )
 
 
 @benchmark("fill_", size="16M float32", unit="GB/s", work=FILL_NUMEL * FLOAT32_BYTES)

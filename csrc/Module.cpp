@@ -1,6 +1,7 @@
 // foo_cl._C: the Python bindings the torch.foo module is written on. Loading it registers the
 // runtime (allocator, guard, hooks) and every foo kernel through static initialisers.
 #include "aten/Fallback.h"
+#include "launch/Gemm.h"
 #include "runtime/Device.h"
 #include "runtime/Generator.h"
 #include "runtime/ProgramCache.h"
@@ -15,8 +16,7 @@ using namespace foo_cl;
 
 namespace {
 
-py::dict device_properties(int index) {
-  const runtime::DeviceInfo& info = runtime::device_info(static_cast<c10::DeviceIndex>(index));
+py::dict describe(const runtime::DeviceInfo& info) {
   const char* type = (info.type & CL_DEVICE_TYPE_GPU)           ? "gpu"
                      : (info.type & CL_DEVICE_TYPE_CPU)         ? "cpu"
                      : (info.type & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator"
@@ -26,16 +26,42 @@ py::dict device_properties(int index) {
   d["vendor"] = info.vendor;
   d["driver_version"] = info.driver_version;
   d["opencl_version"] = info.opencl_version;
+  d["opencl_c_version"] = info.opencl_c_version;
   d["platform_name"] = info.platform_name;
+  d["platform_version"] = info.platform_version;
   d["device_type"] = type;
   d["total_memory"] = info.global_mem_size;
   d["max_alloc_size"] = info.max_alloc_size;
   d["local_memory"] = info.local_mem_size;
   d["multi_processor_count"] = info.compute_units;
   d["max_work_group_size"] = info.max_work_group_size;
+  d["max_parameter_size"] = info.max_parameter_size;
+  d["constant_buffer_size"] = info.constant_buffer_size;
+  d["float_vector_width"] = info.float_vector_width;
   d["has_fp16"] = info.has_fp16;
   d["has_fp64"] = info.has_fp64;
+  d["has_int64_atomics"] = info.has_int64_atomics;
+  d["extensions"] = info.extensions;
   return d;
+}
+
+py::dict device_properties(int index) {
+  return describe(runtime::device_info(static_cast<c10::DeviceIndex>(index)));
+}
+
+// What foo chose for a device, and why: the variant class and the GEMM tiles.
+py::dict device_choices(int index) {
+  const runtime::DeviceInfo& info = runtime::device_info(static_cast<c10::DeviceIndex>(index));
+  py::dict d;
+  d["device_class"] = runtime::device_class_reason(info);
+  d["gemm"] = launch::gemm_tiles_summary(info);
+  return d;
+}
+
+py::list opencl_inventory() {
+  py::list out;
+  for (const runtime::DeviceInfo& info : runtime::opencl_inventory()) out.append(describe(info));
+  return out;
 }
 
 }  // namespace
@@ -54,6 +80,8 @@ PYBIND11_MODULE(_C, m) {
   m.def("_set_device", [](int index) { runtime::set_current_device(static_cast<c10::DeviceIndex>(index)); });
   m.def("_check_device", [](int index) { runtime::check_device_index(static_cast<c10::DeviceIndex>(index)); });
   m.def("_device_properties", &device_properties);
+  m.def("_device_choices", &device_choices);
+  m.def("_opencl_inventory", &opencl_inventory);
   m.def("_is_in_bad_fork", &runtime::in_bad_fork);
   m.def("_is_initialized", &runtime::devices_initialized);
   m.def("_manual_seed_all", &runtime::manual_seed_all);

@@ -9,15 +9,24 @@ PyTorch's PrivateUse1 backend to "foo", registers ``torch.foo`` and generates ``
 import atexit
 import time
 
+
+def _autoload() -> None:
+    """Entry point of the ``torch.backends`` group: importing the package did the registration.
+
+    NOTE: defined before ``import torch``: when ``import foo_cl`` comes first, torch's own import
+    loads this entry point while foo_cl is still partially initialised."""
+
+
 import torch
 
-from foo_cl import _C, device_module  # _C registers the runtime and the kernels
+from foo_cl import _C, _module_conversion, device_module  # _C registers the runtime and the kernels
 
 __version__ = "0.1.0"
 
 torch.utils.rename_privateuse1_backend("foo")
 torch._register_device_module("foo", device_module)
 torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
+_module_conversion.install()
 
 
 @atexit.register
@@ -28,7 +37,3 @@ def _let_autograd_threads_finish() -> None:
     pytorch/pytorch#38228). Giving up the GIL for a moment before finalization lets it finish."""
     if _C._is_initialized():
         time.sleep(0.02)
-
-
-def _autoload() -> None:
-    """Entry point of the ``torch.backends`` group: importing the package did the registration."""

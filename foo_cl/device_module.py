@@ -51,6 +51,7 @@ __all__ = [
     "memory_allocated",
     "memory_reserved",
     "memory_stats",
+    "memory_summary",
     "reset_accumulated_memory_stats",
     "reset_fallback_counts",
     "reset_peak_memory_stats",
@@ -143,19 +144,27 @@ class _DeviceProperties:
     vendor: str
     driver_version: str
     opencl_version: str
+    opencl_c_version: str
     platform_name: str
+    platform_version: str
     device_type: str
     total_memory: int
     max_alloc_size: int
     local_memory: int
     multi_processor_count: int
     max_work_group_size: int
+    max_parameter_size: int
+    constant_buffer_size: int
+    float_vector_width: int
     has_fp16: bool
     has_fp64: bool
+    has_int64_atomics: bool
+    extensions: str
 
 
 def get_device_properties(device: DeviceLike = None) -> _DeviceProperties:
-    """Name, vendor, driver and OpenCL versions, memory, compute units, work-group limit, fp16/fp64 support."""
+    """Name, vendor, driver and OpenCL versions, memory, compute units, work-group and argument limits,
+    float vector width, fp16/fp64/64-bit atomics support and the extension string."""
     return _DeviceProperties(**_C._device_properties(_checked_index(device)))
 
 
@@ -260,6 +269,60 @@ def reset_accumulated_memory_stats(device: DeviceLike = None) -> None:
 def empty_cache() -> None:
     """Releases every cached, unused OpenCL buffer of every foo device."""
     torch.accelerator.empty_cache()
+
+
+_SUMMARY_ROWS = [
+    ("Allocated memory", "allocated_bytes", True),
+    ("Active memory", "active_bytes", True),
+    ("Requested memory", "requested_bytes", True),
+    ("Reserved memory", "reserved_bytes", True),
+    ("Non-releasable memory", "inactive_split_bytes", True),
+    ("Allocations", "allocation", False),
+    ("Active allocs", "active", False),
+    ("Reserved segments", "segment", False),
+    ("Non-releasable allocs", "inactive_split", False),
+]
+
+
+def _format_count(value: float, is_bytes: bool) -> str:
+    if not is_bytes:
+        return str(value)
+    if abs(value) < 1024:
+        return f"{value} B"
+    for unit in ("KiB", "MiB", "GiB"):
+        value /= 1024
+        if abs(value) < 1024 or unit == "GiB":
+            return f"{value:.2f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def memory_summary(device: DeviceLike = None, abbreviated: bool = False) -> str:
+    """A table of the caching allocator's statistics (current, peak, allocated and freed totals), as
+    torch.cuda.memory_summary prints; per pool (large and small blocks) unless `abbreviated`."""
+    index = _checked_index(device)
+    stats = memory_stats(index)
+    pools = ["all"] if abbreviated else ["all", "large_pool", "small_pool"]
+    width = 92
+    lines = [
+        "=" * width,
+        f" foo-cl memory summary, device foo:{index} ({get_device_name(index)})",
+        "-" * width,
+        f"{'Metric':<34}{'Cur Usage':>14}{'Peak Usage':>14}{'Tot Alloc':>15}{'Tot Freed':>15}",
+        "-" * width,
+    ]
+    for title, key, is_bytes in _SUMMARY_ROWS:
+        for pool in pools:
+            label = title if pool == "all" else f"  from {pool.replace('_', ' ')}"
+            values = [stats.get(f"{key}.{pool}.{column}", 0) for column in ("current", "peak", "allocated", "freed")]
+            cells = [_format_count(v, is_bytes) for v in values]
+            lines.append(f"{label:<34}{cells[0]:>14}{cells[1]:>14}{cells[2]:>15}{cells[3]:>15}")
+        lines.append("-" * width)
+    lines.append(
+        f"{'Allocation retries':<34}{stats.get('num_alloc_retries', 0):>14}   "
+        f"{'Out-of-memory errors':<25}{stats.get('num_ooms', 0):>14}"
+    )
+    lines.append("=" * width)
+    return "\n".join(lines) + "\n"
 
 
 def mem_get_info(device: DeviceLike = None) -> tuple[int, int]:

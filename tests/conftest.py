@@ -225,9 +225,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
     """Runs `code` in a fresh interpreter of this venv with extra environment variables; returns
-    the finished process (its output as text). Autoloading of torch.backends entry points stays on."""
+    the finished process (its output as text). Autoloading of torch.backends entry points stays on
+    unless `env` sets TORCH_DEVICE_BACKEND_AUTOLOAD."""
     full_env = {**os.environ, **env}
-    full_env.pop("TORCH_DEVICE_BACKEND_AUTOLOAD", None)
+    if "TORCH_DEVICE_BACKEND_AUTOLOAD" not in env:
+        full_env.pop("TORCH_DEVICE_BACKEND_AUTOLOAD", None)
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         env=full_env,

@@ -150,3 +150,52 @@ def test_non_blocking_transfers_arrive_after_synchronize(dtype):
     torch.foo.synchronize()
     assert_exact(on_foo.cpu(), src)
     assert_exact(back, src.t().to(torch.float64))
+
+
+# ---- dtypes foo stores but computes nothing in ----------------------------------------------------------
+
+STORAGE_ONLY_DTYPES = [
+    torch.uint16,
+    torch.uint32,
+    torch.uint64,
+    torch.float8_e4m3fn,
+    torch.float8_e5m2,
+    torch.float8_e4m3fnuz,
+    torch.float8_e5m2fnuz,
+]
+
+
+def assert_same_bits(actual: torch.Tensor, expected: torch.Tensor) -> None:
+    """The CPU has no comparison for float8: compare the bytes."""
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    assert torch.equal(actual.contiguous().view(torch.uint8), expected.contiguous().view(torch.uint8))
+
+
+def storage_only_values(dtype: torch.dtype) -> torch.Tensor:
+    if dtype.is_floating_point:
+        return (torch.randn(6, 5, generator=torch.Generator().manual_seed(0)) * 4).to(dtype)
+    return torch.randint(0, 2**15, (6, 5), generator=torch.Generator().manual_seed(0)).to(dtype)
+
+
+@pytest.mark.parametrize("dtype", STORAGE_ONLY_DTYPES, ids=dtype_id)
+def test_storage_only_dtypes_are_stored_copied_and_viewed(dtype):
+    x = storage_only_values(dtype)
+    on_foo = x.to(FOO)
+    assert on_foo.dtype == dtype
+    assert_same_bits(on_foo.cpu(), x)
+    assert_same_bits(on_foo.t().contiguous().cpu(), x.t().contiguous())  # a strided copy on the device
+    assert_same_bits(on_foo[::2, 1:].clone().cpu(), x[::2, 1:])
+    bits = torch.uint8 if x.element_size() == 1 else torch.int16 if x.element_size() == 2 else torch.int32
+    bits = torch.int64 if x.element_size() == 8 else bits
+    assert_exact(on_foo.view(bits).cpu(), x.view(bits))
+    assert_same_bits(on_foo.view(bits).view(dtype).cpu(), x)
+    assert_same_bits(torch.zeros(3, dtype=dtype, device=FOO).cpu(), torch.zeros(3, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", STORAGE_ONLY_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("other", [torch.float32, torch.int64, torch.bfloat16], ids=dtype_id)
+def test_storage_only_dtypes_convert_like_cpu(dtype, other):
+    x = storage_only_values(dtype)
+    assert_exact(x.to(FOO).to(other).cpu(), x.to(other))
+    y = x.to(other)
+    assert_same_bits(y.to(FOO).to(dtype).cpu(), y.to(dtype))

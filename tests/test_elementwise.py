@@ -668,3 +668,22 @@ def test_unary_float_op_on_int_into_int_out_is_rejected_like_cpu(name):
 def test_every_op_has_a_row_with_a_dtype_the_cpu_supports():
     """Guards the table itself: a row that the CPU rejects for every dtype would be skipped silently."""
     assert [name for name in OPS if not any(cpu_supports(name, dtype) for dtype in DTYPES)] == []
+
+
+# ---- misaligned float16 operands ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("offset", range(1, 8))
+@pytest.mark.parametrize("n", [5, 15, 16, 17, 40])
+def test_float16_views_starting_mid_vector_match_cpu(offset, n):
+    # Contiguous float16 views that start 2..14 bytes into a 16-byte vector (PoCL's vector half loads
+    # require 16-byte alignment: these crashed the process).
+    base_a = torch.randn(n + offset, dtype=torch.float64).half()
+    base_b = torch.randn(n + offset, dtype=torch.float64).half()
+    a, b = base_a.to(FOO)[offset:], base_b.to(FOO)[offset:]
+    expected = torch.maximum(base_a[offset:], base_b[offset:])
+    torch.testing.assert_close(torch.maximum(a, b).cpu(), expected, rtol=0, atol=0)
+    torch.maximum(a, b, out=a)
+    torch.testing.assert_close(a.cpu(), expected, rtol=0, atol=0)
+    filled = torch.empty(n + offset, dtype=torch.float16, device=FOO)[offset:].uniform_()
+    assert ((filled >= 0) & (filled <= 1)).all().item()

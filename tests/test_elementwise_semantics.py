@@ -341,3 +341,21 @@ def test_more_dims_than_one_launch_takes(case, dtype):
     assert_exact(actual.cpu(), expected)
     for foo, cpu in zip(foo_operands, cpu_operands):  # in place and out= write through the views
         assert_exact(foo.cpu(), cpu)
+
+
+# ---- out= does not change the computation dtype --------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dtype_id)
+@pytest.mark.parametrize("out_dtype", [torch.float32, torch.float64], ids=dtype_id)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_16_bit_ops_round_before_a_wider_out_like_cpu(dtype, out_dtype, layout):
+    # 33000 + 33000 overflows float16 (CPU gives inf); in bfloat16 the sum rounds to 8 bits of mantissa.
+    a = torch.full((4, 3), 33000.0, dtype=dtype)
+    b = torch.tensor([33000.0, 1.5, -7.25], dtype=dtype).expand(4, 3).contiguous()
+    if layout == "transposed":
+        a, b = a.t(), b.t()
+    for fn in (torch.add, torch.mul, torch.sub, torch.maximum):
+        expected = fn(a, b, out=torch.empty(0, dtype=out_dtype))
+        actual = fn(a.to(FOO), b.to(FOO), out=torch.empty(0, dtype=out_dtype, device=FOO))
+        assert_exact(actual.cpu(), expected)

@@ -200,3 +200,15 @@ def test_linear_training_step_matches_cpu():
     for got, expected in zip(outputs["foo"], outputs["cpu"], strict=True):
         assert got.device == FOO
         torch.testing.assert_close(got.detach().cpu(), expected.detach())
+
+
+def test_an_out_overload_that_is_composite_in_aten_falls_back_with_its_results():
+    # ATen's mode.values accepts only CPU, CUDA and XPU tensors; foo runs mode through the fallback.
+    x = torch.randint(0, 3, (4, 6), generator=torch.Generator().manual_seed(0)).float()
+    values_out, indices_out = torch.empty(0, device=FOO), torch.empty(0, dtype=torch.long, device=FOO)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.mode(x.to(FOO), 1, keepdim=True, out=(values_out, indices_out))
+    expected = torch.mode(x, 1, keepdim=True)
+    assert_exact(values_out.cpu(), expected.values)
+    assert_exact(indices_out.cpu(), expected.indices)

@@ -806,3 +806,173 @@ def test_unique_dim_of_empty_dimension_matches_cpu():
 def test_unique_dim_errors_match_cpu(shape, dim):
     x = torch.zeros(shape, dtype=torch.int64)
     check_raises_like_cpu(lambda: torch.unique(x, dim=dim), lambda: torch.unique(x.to(FOO), dim=dim))
+
+
+# ---- deterministic mode ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def deterministic():
+    torch.use_deterministic_algorithms(True)
+    yield
+    torch.use_deterministic_algorithms(False)
+
+
+def repeated_positions(n: int, size: int, seed: int = 0) -> Tensor:
+    return torch.randint(0, size, (n,), generator=torch.Generator().manual_seed(seed))
+
+
+DETERMINISTIC_OPS = {
+    "index_add": lambda x, idx, src: x.index_add(0, idx, src, alpha=0.5),
+    "index_copy": lambda x, idx, src: x.index_copy(0, idx, src),
+    "index_put_accumulate": lambda x, idx, src: x.index_put((idx,), src, accumulate=True),
+    "index_put": lambda x, idx, src: x.index_put((idx,), src),
+    "scatter_add": lambda x, idx, src: x.scatter_add(0, idx[:, None].expand_as(src), src),
+    "scatter": lambda x, idx, src: x.scatter(0, idx[:, None].expand_as(src), src),
+    "scatter_reduce_sum": lambda x, idx, src: x.scatter_reduce(0, idx[:, None].expand_as(src), src, "sum"),
+    "scatter_reduce_mean": lambda x, idx, src: x.scatter_reduce(0, idx[:, None].expand_as(src), src, "mean"),
+    "scatter_reduce_prod": lambda x, idx, src: x.scatter_reduce(0, idx[:, None].expand_as(src), src, "prod"),
+    "put_accumulate": lambda x, idx, src: x.put(idx, src[:, 0], accumulate=True),
+}
+
+
+@pytest.mark.usefixtures("deterministic")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=dtype_id)
+@pytest.mark.parametrize("name", DETERMINISTIC_OPS)
+def test_deterministic_mode_gives_the_same_bits_every_run(name, dtype):
+    # 24,000 values into 40 rows: every row takes hundreds, so an atomic order would show.
+    op = DETERMINISTIC_OPS[name]
+    x, src = randn(40, 3, dtype=dtype), randn(24_000, 3, dtype=dtype, seed=1)
+    if name == "scatter_reduce_prod":
+        src = (randn(24_000, 3, seed=1) * 0.01 + 1).to(dtype)  # products of ~600 values near 1
+    idx = repeated_positions(24_000, 40)
+    results = [op(x.to(FOO), idx.to(FOO), src.to(FOO)).cpu() for _ in range(3)]
+    for r in results[1:]:
+        assert_exact(r, results[0])
+    if name in ("index_copy", "index_put", "scatter"):
+        assert_exact(results[0], op(x, idx, src))  # the last value wins, as on the CPU
+    else:
+        # foo sums 16-bit floats in float32 (CPU rounds every partial sum): compare with float64's answer
+        exact = op(x.double(), idx, src.double()).to(dtype)
+        torch.testing.assert_close(results[0], exact, rtol=1e-4 if dtype == torch.float32 else 1e-2, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=dtype_id)
+def test_index_put_accumulate_of_16_bit_floats_sums_in_float32(dtype):
+    # 400,000 values into 2,000 rows: rounding every partial sum of ~200 values to 16 bits drifts by
+    # several units in the last place; one rounding of the float32 sum stays within one.
+    idx = repeated_positions(400_000, 2_000)
+    vals = randn(400_000, 8, dtype=dtype, seed=2) + 1
+    actual = torch.zeros(2_000, 8, dtype=dtype, device=FOO).index_put_((idx.to(FOO),), vals.to(FOO), accumulate=True)
+    exact = torch.zeros(2_000, 8, dtype=torch.float64).index_put_((idx,), vals.double(), accumulate=True)
+    ulp = exact.abs() * (2**-8 if dtype == torch.bfloat16 else 2**-11)
+    assert ((actual.cpu().double() - exact).abs() <= ulp).all()
+
+
+# ---- index_put_ and index_fill_ arguments -------------------------------------------------------------------
+
+INDEX_PUT_ERRORS = {
+    "values_on_cpu": lambda d: torch.zeros(3, device=d).index_put_((torch.tensor([1], device=d),), torch.ones(1)),
+    "values_of_another_dtype": lambda d: torch.zeros(2, 3, dtype=torch.float64, device=d).__setitem__(
+        (slice(None), [1]), torch.ones(2, 1, dtype=torch.int32, device=d)
+    ),
+    "values_not_broadcastable": lambda d: torch.zeros(4, 3, device=d).index_put_(
+        (torch.tensor([1, 2], device=d),), torch.ones(3, 2, device=d)
+    ),
+    "accumulate_values_on_cpu": lambda d: torch.zeros(3, device=d).index_put_(
+        (torch.tensor([1], device=d),), torch.ones(1), accumulate=True
+    ),
+}
+
+
+@pytest.mark.parametrize("case", INDEX_PUT_ERRORS.values(), ids=INDEX_PUT_ERRORS.keys())
+def test_index_put_rejects_what_cuda_rejects(case):
+    with pytest.raises(RuntimeError):
+        case(FOO)
+
+
+def test_index_put_takes_a_0_dim_cpu_value_like_cuda():
+    x = torch.zeros(3, device=FOO)
+    x.index_put_((torch.tensor([1], device=FOO),), torch.tensor(2.0))
+    assert x.cpu().tolist() == [0.0, 2.0, 0.0]
+
+
+INDEX_FILLS = {
+    "rows": lambda x, idx: x.index_fill(0, idx, -1.5),
+    "columns": lambda x, idx: x.index_fill(1, idx.clamp(max=2), 7),
+    "negative": lambda x, idx: x.index_fill(0, idx - 5, 2),
+    "tensor_value": lambda x, idx: x.index_fill(-1, idx.clamp(max=2), torch.tensor(3.0)),
+    "in_place_transposed": lambda x, idx: x.t().index_fill_(1, idx, 9),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.bool], ids=dtype_id)
+@pytest.mark.parametrize("index_on_cpu", [False, True], ids=["foo_index", "cpu_index"])
+@pytest.mark.parametrize("case", INDEX_FILLS.values(), ids=INDEX_FILLS.keys())
+def test_index_fill_matches_cpu(case, index_on_cpu, dtype):
+    x, idx = values((5, 3), dtype), torch.tensor([4, 0, 4, 2])
+    assert_exact(case(x.to(FOO), idx if index_on_cpu else idx.to(FOO)).cpu(), case(x, idx))
+
+
+INDEX_FILL_ERRORS = {
+    "out_of_range": lambda d: torch.zeros(3, 2, device=d).index_fill_(0, torch.tensor([3], device=d), 1),
+    "below_range": lambda d: torch.zeros(3, 2, device=d).index_fill_(0, torch.tensor([-4], device=d), 1),
+    "int32_index": lambda d: torch.zeros(3, device=d).index_fill_(0, torch.tensor([1], dtype=torch.int32, device=d), 1),
+    "2d_index": lambda d: torch.zeros(3, device=d).index_fill_(0, torch.tensor([[1]], device=d), 1),
+    "1d_value": lambda d: torch.zeros(3, device=d).index_fill_(0, torch.tensor([1], device=d), torch.ones(1)),
+}
+
+
+@pytest.mark.parametrize("case", INDEX_FILL_ERRORS.values(), ids=INDEX_FILL_ERRORS.keys())
+def test_index_fill_errors_match_cpu(case):
+    assert run_like_cpu(lambda: case("cpu"), lambda: case(FOO), same_message=True) is None
+
+
+def test_a_cpu_out_tensor_raises_the_same_device_error():
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        torch.nonzero(torch.ones(3, device=FOO), out=torch.empty(0, dtype=torch.long))
+
+
+@pytest.mark.usefixtures("deterministic")
+def test_deterministic_bilinear_upsampling_gradient_is_reproducible():
+    # In deterministic mode PyTorch decomposes bilinear interpolation; its gradient sums through index_put_.
+    x = randn(2, 3, 17, 13)
+    grads = [
+        forward_backward(
+            lambda t: F.interpolate(t, scale_factor=2.5, mode="bilinear"), [x.to(FOO)], randn(2, 3, 42, 32, seed=1)
+        )[1][0].cpu()
+        for _ in range(2)
+    ]
+    assert_exact(grads[1], grads[0])
+    expected = forward_backward(
+        lambda t: F.interpolate(t, scale_factor=2.5, mode="bilinear"), [x], randn(2, 3, 42, 32, seed=1)
+    )[1][0]
+    torch.testing.assert_close(grads[0], expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.usefixtures("deterministic")
+def test_deterministic_mode_raises_where_cuda_has_no_deterministic_kernel():
+    grad = torch.ones(1, 1, 8, 8, device=FOO)
+    with pytest.raises(RuntimeError, match="does not have a deterministic implementation"):
+        torch.ops.aten.upsample_bilinear2d_backward(grad, [8, 8], [1, 1, 4, 4], False)
+
+
+EMPTY_INDEX_CASES = {
+    "index_size_0_dim": lambda d: torch.zeros(0, 2, device=d)[torch.tensor([0], device=d)],
+    "index_put_size_0_dim": lambda d: torch.zeros(0, device=d).index_put_(
+        (torch.tensor(0, device=d),), torch.tensor(1.0, device=d)
+    ),
+    "index_put_accumulate_size_0_dim": lambda d: torch.zeros(0, device=d).index_put_(
+        (torch.tensor([0], device=d),), torch.tensor(1.0, device=d), accumulate=True
+    ),
+    "index_no_indices": lambda d: torch.ops.aten.index(torch.zeros(3, device=d), []),
+    "index_put_accumulate_no_indices": lambda d: torch.zeros(3, device=d).index_put_(
+        (), torch.tensor(1.0, device=d), accumulate=True
+    ),
+    "index_select_size_0_dim": lambda d: torch.zeros(0, device=d).index_select(0, torch.tensor([0], device=d)),
+}
+
+
+@pytest.mark.parametrize("case", EMPTY_INDEX_CASES.values(), ids=EMPTY_INDEX_CASES.keys())
+def test_empty_index_corner_cases_raise_like_cpu(case):
+    assert run_like_cpu(lambda: case("cpu"), lambda: case(FOO)) is None

@@ -160,3 +160,19 @@ def test_accelerator_api_agrees_with_torch_foo():
     assert torch.accelerator.memory_stats(0) == torch.foo.memory_stats(0)
     assert torch.foo.memory_allocated("foo:0") == torch.foo.memory_allocated(torch.device("foo", 0))
     del t
+
+
+def test_a_tensor_over_the_per_allocation_limit_names_the_limit():
+    with pytest.raises(torch.OutOfMemoryError, match="in one piece.*CL_DEVICE_MAX_MEM_ALLOC_SIZE"):
+        torch.empty(2**40, dtype=torch.uint8, device=FOO)
+
+
+def test_memory_summary_reports_the_allocator_statistics():
+    x = torch.empty(3 << 20, dtype=torch.uint8, device=FOO)
+    summary = torch.foo.memory_summary()
+    stats = torch.foo.memory_stats()
+    assert "foo:0" in summary and "Allocated memory" in summary and "from small pool" in summary
+    allocated_row = next(line for line in summary.splitlines() if line.startswith("Allocated memory"))
+    assert f"{stats['allocated_bytes.all.current'] / 2**20:.2f} MiB" in allocated_row
+    assert "from small pool" not in torch.foo.memory_summary(abbreviated=True)
+    del x

@@ -176,3 +176,10 @@ def test_event_recorded_on_foo1_cannot_be_recorded_on_foo0():
     event.record(torch.foo.Stream(1))
     with pytest.raises(RuntimeError, match="does not match"):
         event.record(torch.foo.Stream(0))
+
+
+@pytest.mark.two_devices
+def test_an_out_tensor_on_the_other_device_raises_the_same_device_error():
+    x = torch.ones(3, device="foo:0")
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        torch.nonzero(x, out=torch.empty(0, dtype=torch.long, device="foo:1"))

@@ -43,6 +43,8 @@ TOLERANCES = {
 REDUCTION_LAYOUTS = {
     **{name: LAYOUTS[name] for name in ["contiguous", "transposed", "sliced", "expanded", "zero_dim", "empty"]},
     "permuted_4d": Layout((2, 3, 4, 10), lambda t: t[..., ::2].permute(2, 0, 3, 1)),
+    # 32 contiguous columns: reductions over dim 0 take the column kernel
+    "columns": Layout((65, 32), lambda t: t),
 }
 
 
@@ -387,3 +389,25 @@ def test_column_reduction(shape, dtype):
 
 def test_sum_over_a_long_middle_dim():
     compare(lambda y: (y.sum(1), y.var(1), y.argmax(1)), reduction_values((3, 5000, 7), torch.float32))
+
+
+REPEATED_OR_TOO_MANY_DIMS = {
+    "sum": torch.sum,
+    "mean": torch.mean,
+    "nansum": torch.nansum,
+    "var": torch.var,
+    "std": torch.std,
+    "var_mean": torch.var_mean,
+    "std_mean": torch.std_mean,
+    "amax": torch.amax,
+    "count_nonzero": torch.count_nonzero,
+    "vector_norm": lambda x, dim: torch.linalg.vector_norm(x, dim=dim),
+}
+
+
+@pytest.mark.parametrize("fn", REPEATED_OR_TOO_MANY_DIMS.values(), ids=REPEATED_OR_TOO_MANY_DIMS.keys())
+@pytest.mark.parametrize("dims", ["repeated", "negative_repeat", "over_64"])
+def test_repeated_dims_and_more_than_64_dims_raise_like_cpu(fn, dims):
+    x = reduction_values((3, 4), torch.float32) if dims != "over_64" else reduction_values((1,) * 65, torch.float32)
+    dim = {"repeated": (0, 0), "negative_repeat": (1, -1), "over_64": tuple(range(65))}[dims]
+    assert run_like_cpu(lambda: fn(x, dim=dim), lambda: fn(x.to(FOO), dim=dim)) is None, "the CPU accepted it"

@@ -2,6 +2,7 @@
 // conversion and any strides, fill_/zero_, and item() (with _assert_async, which waits for it). Host transfers move dense byte ranges; layout
 // and dtype changes happen in a kernel on the device or in PyTorch's CPU copy on the host.
 #include "launch/Launch.h"
+#include "runtime/HostAllocator.h"
 #include "runtime/QueuePool.h"
 
 #include <ATen/TensorIterator.h>
@@ -25,6 +26,9 @@ size_t nbytes(const at::Tensor& t) {
   return static_cast<size_t>(t.numel()) * t.element_size();
 }
 
+at::Tensor to_host(const at::Tensor& src);
+void copy_from_host(const at::Tensor& dst, const at::Tensor& src, bool non_blocking = false);
+
 // Same-device copy between foo tensors: any dtypes and strides, src broadcast to dst's shape.
 void copy_on_device(const at::Tensor& dst, const at::Tensor& src) {
   if (dst.numel() == 0) return;
@@ -37,6 +41,10 @@ void copy_on_device(const at::Tensor& dst, const at::Tensor& src) {
                   .check_all_same_dtype(false)
                   .build();
   const auto dst_type = iter.dtype(0), src_type = iter.dtype(1);
+  if (dst_type != src_type && (launch::is_storage_only(dst_type) || launch::is_storage_only(src_type))) {
+    copy_from_host(dst, to_host(src));  // no kernel converts these dtypes: PyTorch's CPU copy does
+    return;
+  }
   if (dst_type == src_type && iter.is_contiguous()) {
     if (iter.data_ptr(0) == iter.data_ptr(1)) return;
     const auto d = runtime::buffer_of(iter.data_ptr(0)), s = runtime::buffer_of(iter.data_ptr(1));
@@ -74,11 +82,15 @@ at::Tensor dense_on_device(const at::Tensor& t) {
   return t.is_non_overlapping_and_dense() ? t : t.contiguous();
 }
 
-// Reads a dense foo tensor's byte range into host memory.
-void read_dense(const at::Tensor& src, void* host) {
+// Reads a dense foo tensor's byte range into host memory; without waiting only into pinned memory,
+// whose block then stays out of the cache until the read is done.
+void read_dense(const at::Tensor& src, const at::Tensor& host, bool non_blocking = false) {
+  const c10::DeviceIndex device = src.device().index();
+  const bool wait = !non_blocking || !runtime::is_pinned_address(host.const_data_ptr());
   const auto s = runtime::buffer_of(src.const_data_ptr());
-  FOO_CL_CHECK(clEnqueueReadBuffer(runtime::current_queue(src.device().index()), s.mem, CL_TRUE, s.offset,
-                                   nbytes(src), host, 0, nullptr, nullptr));
+  FOO_CL_CHECK(clEnqueueReadBuffer(runtime::current_queue(device), s.mem, wait ? CL_TRUE : CL_FALSE, s.offset,
+                                   nbytes(src), host.mutable_data_ptr(), 0, nullptr, nullptr));
+  if (!wait) runtime::record_host_use(host.storage().data_ptr(), device);
 }
 
 // Copies a foo tensor into a new CPU tensor of the same dtype, sizes and (dense) strides.
@@ -86,16 +98,18 @@ at::Tensor to_host(const at::Tensor& src) {
   const c10::DeviceGuard guard(src.device());
   const at::Tensor dense = dense_on_device(src);
   at::Tensor host = at::empty_strided(dense.sizes(), dense.strides(), dense.options().device(c10::kCPU));
-  if (host.numel() > 0) read_dense(dense, host.mutable_data_ptr());
+  if (host.numel() > 0) read_dense(dense, host);
   return host;
 }
 
-void copy_from_host(const at::Tensor& dst, const at::Tensor& src) {
+// Without waiting only from pinned memory, whose block then stays out of the cache until the write
+// is done: pageable memory may be freed as soon as the copy returns.
+void copy_from_host(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
   if (dst.numel() == 0) return;
   const c10::DeviceGuard guard(dst.device());
   if (!dst.is_non_overlapping_and_dense()) {
     const at::Tensor staging = at::empty(dst.sizes(), dst.options());
-    copy_from_host(staging, src);
+    copy_from_host(staging, src, non_blocking);
     copy_on_device(dst, staging);
     return;
   }
@@ -104,13 +118,15 @@ void copy_from_host(const at::Tensor& dst, const at::Tensor& src) {
       src.scalar_type() == dst.scalar_type() && src.sizes() == dst.sizes() && src.strides() == dst.strides();
   const at::Tensor host =
       same_layout ? src : at::empty_strided(dst.sizes(), dst.strides(), dst.options().device(c10::kCPU)).copy_(src);
+  const c10::DeviceIndex device = dst.device().index();
+  const bool wait = !non_blocking || !runtime::is_pinned_address(host.const_data_ptr());
   const auto d = runtime::buffer_of(dst.const_data_ptr());
-  FOO_CL_CHECK(clEnqueueWriteBuffer(runtime::current_queue(dst.device().index()), d.mem, CL_TRUE, d.offset,
+  FOO_CL_CHECK(clEnqueueWriteBuffer(runtime::current_queue(device), d.mem, wait ? CL_TRUE : CL_FALSE, d.offset,
                                     nbytes(dst), host.const_data_ptr(), 0, nullptr, nullptr));
+  if (!wait) runtime::record_host_use(host.storage().data_ptr(), device);
 }
 
-at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
-  // NOTE: host transfers are always blocking: the source may be pageable memory freed right after.
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   if (is_foo(self) && is_foo(dst)) {
     if (self.device() == dst.device()) {
       copy_on_device(dst, self);
@@ -118,14 +134,14 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_b
       copy_from_host(dst, to_host(self));  // OpenCL contexts of two devices share no buffers
     }
   } else if (is_foo(dst)) {
-    copy_from_host(dst, self);
+    copy_from_host(dst, self, non_blocking);
   } else {
     if (dst.numel() == 0) return dst;
     const c10::DeviceGuard guard(self.device());
     const at::Tensor dense = dense_on_device(self);
     if (dense.scalar_type() == dst.scalar_type() && dense.sizes() == dst.sizes() &&
         dense.strides() == dst.strides()) {
-      read_dense(dense, dst.mutable_data_ptr());
+      read_dense(dense, dst, non_blocking);
     } else {
       dst.copy_(to_host(dense));
     }

@@ -2,6 +2,7 @@
 // weight row deterministically; max_norm rescales rows), masked_select, masked_scatter_ and nonzero
 // (a running count of the selected elements gives each its slot), advanced indexing (indexed dims
 // merged into one, then index_select, scatter or scatter_add along it), tril and triu.
+#include "launch/Index.h"
 #include "launch/Launch.h"
 #include "launch/Sort.h"
 
@@ -29,6 +30,7 @@
 #include <ATen/native/Resize.h>
 #include <ATen/WrapDimUtils.h>
 #include <c10/core/DeviceGuard.h>
+#include <c10/util/accumulate.h>
 #include <torch/library.h>
 
 #include <algorithm>
@@ -61,7 +63,7 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
   if (self.dim() > 0) shape[dim] = index.numel();
   at::native::resize_output(out, shape);
   if (out.numel() == 0) return out;
-  TORCH_CHECK_INDEX(size > 0, "index_select(): self indexing axis dim should be positive");
+  TORCH_CHECK_INDEX(size > 0, "index out of range in self");
   const c10::DeviceGuard guard(self.device());
   check_positions(index, size);
   const Tensor src = self.contiguous(), positions = index.contiguous();
@@ -252,7 +254,7 @@ MergedIndex merge_indices(const Tensor& self, const c10::List<std::optional<Tens
       expanded[d] = expanded[d].to(self.device(), at::kLong);
     }
   }
-  TORCH_CHECK_INDEX(m.indexed > 0, "index: at least one index must be a tensor");
+  TORCH_CHECK(m.indexed > 0, "at least one index must be provided");
   std::vector<Tensor> ordered;
   std::tie(m.front, ordered) = at::native::transposeToFront(self, expanded);
   std::vector<Tensor> defined(ordered.begin(), ordered.begin() + m.indexed);
@@ -262,6 +264,7 @@ MergedIndex merge_indices(const Tensor& self, const c10::List<std::optional<Tens
   for (int64_t j = 0; j < m.indexed; ++j) {
     const int64_t size = m.front.size(j);
     const Tensor& p = defined[j];
+    TORCH_CHECK_INDEX(size > 0 || p.numel() == 0, "index is out of bounds for dimension with size 0");
     if (p.numel() > 0) {
       const auto [low, high] = at::aminmax(p);
       const int64_t lowest = low.item<int64_t>(), highest = high.item<int64_t>();
@@ -307,10 +310,17 @@ Tensor index(const Tensor& self, const c10::List<std::optional<Tensor>>& indices
   return index_out(self, indices, out);
 }
 
-// self[indices] = values (or += with accumulate): a scatter (scatter_add) along the merged dim of a
-// contiguous copy of self's front view, copied back.
+// self[indices] = values: a scatter along the merged dim of a contiguous copy of self's front view,
+// copied back. With accumulate, as on CUDA, the rows named by each position sum their values in
+// order (float32 for 16-bit floats, rounded once), so the result is deterministic.
 Tensor& index_put_impl_(Tensor& self, const c10::List<std::optional<Tensor>>& indices, const Tensor& values,
                         bool accumulate, bool /*unsafe*/) {
+  TORCH_CHECK(values.device() == self.device() || (values.dim() == 0 && values.device().is_cpu()),
+              "Expected all tensors to be on the same device, but found at least two devices, ", self.device(),
+              " and ", values.device(), "! (in index_put_: values)");
+  TORCH_CHECK(values.scalar_type() == self.scalar_type(),
+              "Index put requires the source and destination dtypes match, got ", self.scalar_type(),
+              " for the destination and ", values.scalar_type(), " for the source.");
   const c10::DeviceGuard guard(self.device());
   const MergedIndex m = merge_indices(self, indices);
   const std::vector<int64_t> merged = merged_shape(m);
@@ -320,7 +330,9 @@ Tensor& index_put_impl_(Tensor& self, const c10::List<std::optional<Tensor>>& in
   std::vector<int64_t> shape = m.index_shape;
   shape.insert(shape.end(), rest.begin(), rest.end());
   if (m.place > 0 && k > 0) std::rotate(shape.begin(), shape.begin() + k, shape.begin() + k + m.place);
-  Tensor vals = values.to(self.device(), self.scalar_type()).expand(shape);
+  TORCH_CHECK(at::is_expandable_to(values.sizes(), shape), "shape mismatch: value tensor of shape ", values.sizes(),
+              " cannot be broadcast to indexing result of shape ", c10::IntArrayRef(shape));
+  Tensor vals = values.to(self.device()).expand(shape);
   if (m.place > 0 && k > 0) {
     std::vector<int64_t> from(k), to(k);
     for (int64_t i = 0; i < k; ++i) from[i] = m.place + i, to[i] = i;
@@ -330,15 +342,15 @@ Tensor& index_put_impl_(Tensor& self, const c10::List<std::optional<Tensor>>& in
   std::vector<int64_t> flat_shape{count};
   flat_shape.insert(flat_shape.end(), rest.begin(), rest.end());
   vals = vals.reshape(flat_shape);
-  std::vector<int64_t> position_shape(flat_shape.size(), 1);
-  position_shape[0] = count;
-  const Tensor positions = m.positions.reshape(position_shape).expand(flat_shape);
   Tensor work = m.front.contiguous();
-  Tensor flat = work.view(merged);
   if (accumulate) {
-    flat.scatter_add_(0, positions, vals);
+    const int64_t inner = c10::multiply_integers(rest);
+    launch::launch_fold_sorted(work.view({1, merged[0], inner}), m.positions.reshape(-1),
+                               vals.contiguous().view({1, count, inner}), launch::Fold::kSum);
   } else {
-    flat.scatter_(0, positions, vals);
+    std::vector<int64_t> position_shape(flat_shape.size(), 1);
+    position_shape[0] = count;
+    work.view(merged).scatter_(0, m.positions.reshape(position_shape).expand(flat_shape), vals);
   }
   if (!work.is_same(m.front)) m.front.copy_(work);
   return self;

@@ -5,6 +5,7 @@
 #include "launch/Reduce.h"
 
 #include <ATen/WrapDimUtils.h>
+#include <ATen/WrapDimUtilsMulti.h>
 #include <ATen/ops/all_meta.h>
 #include <ATen/ops/amax.h>
 #include <ATen/ops/amax_meta.h>
@@ -38,10 +39,12 @@ c10::ScalarType accumulate(c10::ScalarType t) {
   return t == at::kHalf || t == at::kBFloat16 ? at::kFloat : t;
 }
 
-// Wrapped reduced dims; empty (or none given) means every dim, as in PyTorch.
+// Wrapped reduced dims; empty (or none given) means every dim, as in PyTorch, which also raises
+// for a repeated dim and for more than 64 dims.
 std::vector<int64_t> wrap_dims(const Tensor& self, OptionalDims dims) {
   std::vector<int64_t> wrapped;
   if (dims) {
+    at::dim_list_to_bitset(*dims, self.dim());
     for (int64_t d : *dims) wrapped.push_back(c10::maybe_wrap_dim(d, self.dim()));
   }
   return wrapped;
@@ -285,8 +288,7 @@ std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, OptionalDims 
 // ---- counts -------------------------------------------------------------------------------------------
 
 Tensor count_nonzero_dims(const Tensor& self, c10::IntArrayRef dims) {
-  std::vector<int64_t> wrapped;
-  for (int64_t d : dims) wrapped.push_back(c10::maybe_wrap_dim(d, self.dim()));
+  const std::vector<int64_t> wrapped = wrap_dims(self, dims);
   Tensor out = at::empty(reduced_shape(self, wrapped, false), self.options().dtype(at::kLong));
   reduce(self, out, wrapped, false, {"reduce/count_nonzero", accumulate(self.scalar_type())});
   return out;

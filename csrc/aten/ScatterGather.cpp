@@ -2,15 +2,19 @@
 // take, put_ and bincount along one dim (kernels_cl/index/scatter_gather.cl), with PyTorch's
 // structured meta functions. The kernels walk the index's shape, the indexed tensor viewed there
 // with stride 0 along the dim. Reductions fold atomically, so sums of repeated positions may round
-// in any order (as on CUDA); scatter's last write wins in any order.
+// in any order (as on CUDA); scatter's last write wins in any order. Under
+// torch.use_deterministic_algorithms(True) sums, products and writes fold in the index's order.
 #include "aten/Structured.h"
+#include "launch/Index.h"
 #include "launch/Launch.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/TensorIterator.h>
+#include <ATen/Context.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/aminmax.h>
+#include <ATen/ops/arange.h>
 #include <ATen/ops/gather_meta.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/index_add_meta.h>
@@ -122,6 +126,18 @@ void gather_kernel(at::meta::structured_gather& op, const Tensor& self, int64_t 
                  dim_stride_bytes(self, dim));
 }
 
+// The deterministic scatter: src folded into out at the index's positions in the index's order,
+// every element of out a row of its own keyed by its position.
+void scatter_sorted(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, launch::Fold fold) {
+  const Tensor work = out.is_contiguous() ? out : out.contiguous();
+  const Tensor linear = at::arange(work.numel(), index.options()).view(work.sizes());
+  const int64_t dim_stride = work.dim() == 0 ? 0 : linear.stride(dim);
+  const Tensor keys = (along_index(linear, index, dim, true) + index * dim_stride).reshape(-1);
+  const Tensor values = along_index(src, index, dim, false).contiguous().view({1, -1, 1});
+  launch::launch_fold_sorted(work.view({1, work.numel(), 1}), keys, values, fold);
+  if (!work.is_same(out)) out.copy_(work);
+}
+
 // out = self with src (or value) written at the index's positions, which the caller checked;
 // `combine` (sum, prod, amax or amin) folds src into what is there instead.
 void scatter_unchecked(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index_, const Tensor& src,
@@ -140,8 +156,14 @@ void scatter_unchecked(const Tensor& out, const Tensor& self, int64_t dim, const
                    dim_stride_bytes(out, dim), bits);
     return;
   }
-  const Tensor source = along_index(src.scalar_type() == out.scalar_type() ? src : src.to(out.scalar_type()), index,
-                                    dim, false);
+  const Tensor converted = src.scalar_type() == out.scalar_type() ? src : src.to(out.scalar_type());
+  const std::string_view how = combine ? combine : "";
+  if (at::globalContext().deterministicAlgorithms() && (how.empty() || how == "sum" || how == "prod")) {
+    scatter_sorted(out, dim, index, converted,
+                   how.empty() ? launch::Fold::kLast : how == "sum" ? launch::Fold::kSum : launch::Fold::kProd);
+    return;
+  }
+  const Tensor source = along_index(converted, index, dim, false);
   std::string options = bits_options(out);
   if (combine) {
     options = launch::dtype_option("DT", out.scalar_type()) + "-DCOMBINE=" + combine + " ";
@@ -196,11 +218,11 @@ void scatter_reduce_kernel(const Tensor& out, const Tensor& self, int64_t dim, c
   }
 }
 
-// The index of a 1-d index along `dim` repeated over source's other dims (index_add, index_copy).
-Tensor positions_along(const Tensor& index, const Tensor& source, int64_t dim) {
-  std::vector<int64_t> shape(std::max<int64_t>(source.dim(), 1), 1);
+// The index of a 1-d index along `dim` repeated over the other dims of `sizes` (at least 1-d).
+Tensor positions_along(const Tensor& index, c10::IntArrayRef sizes, int64_t dim) {
+  std::vector<int64_t> shape(sizes.size(), 1);
   shape[dim] = index.numel();
-  return index.to(at::kLong).reshape(shape).expand(source.dim() == 0 ? c10::IntArrayRef{1} : source.sizes());
+  return index.to(at::kLong).reshape(shape).expand(sizes);
 }
 
 // index_add: self[..., index[i], ...] += alpha * source[..., i, ...], as a scatter_add whose index
@@ -218,7 +240,7 @@ void index_add_kernel(const Tensor& out, const Tensor& self, int64_t dim, const 
     const auto [lowest, highest] = position_range(index);
     TORCH_CHECK_INDEX(lowest >= 0 && highest < dim_size(self, dim), "index out of range in self");
   }
-  scatter_unchecked(target, target, dim, positions_along(index, src, dim), added, 0, "sum");
+  scatter_unchecked(target, target, dim, positions_along(index, src.sizes(), dim), added, 0, "sum");
 }
 
 // index_copy: self[..., index[i], ...] = source[..., i, ...] (a repeated position keeps any one).
@@ -233,7 +255,34 @@ void index_copy_kernel(const Tensor& out, const Tensor& self, int64_t dim, const
                       lowest < 0 ? lowest : highest, " is out of bounds for dimension ", dim, " with size ",
                       dim_size(self, dim));
   }
-  scatter_unchecked(target, target, dim, positions_along(index, src, dim), src, 0);
+  scatter_unchecked(target, target, dim, positions_along(index, src.sizes(), dim), src, 0);
+}
+
+// index_fill_: self[..., index[i], ...] = value. As on CUDA the index may also be a CPU tensor.
+Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const c10::Scalar& value) {
+  TORCH_CHECK_INDEX(index.scalar_type() == at::kLong, "index_fill_(): Expected dtype int64 for index.");
+  TORCH_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
+  dim = c10::maybe_wrap_dim(dim, self.dim());
+  const c10::DeviceGuard guard(self.device());
+  const Tensor positions = index.to(self.device()).reshape(-1);
+  if (positions.numel() == 0 || self.numel() == 0) return self;
+  const int64_t size = dim_size(self, dim);
+  const auto [lowest, highest] = position_range(positions);
+  TORCH_CHECK_INDEX(lowest >= -size && highest < size, "index ", lowest < -size ? lowest : highest,
+                    " is out of bounds for dimension ", dim, " with size ", size);
+  const Tensor target = self.dim() == 0 ? self.view({1}) : self;
+  std::vector<int64_t> shape = target.sizes().vec();
+  shape[dim] = positions.numel();
+  const Tensor wrapped = at::where(positions < 0, positions + size, positions);
+  scatter_unchecked(target, target, dim, positions_along(wrapped, shape, dim),
+                    Tensor(), value);
+  return self;
+}
+
+Tensor& index_fill_tensor_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  TORCH_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  return index_fill_(self, dim, index, value.item());
 }
 
 // take and put_ index the tensor as if it were 1-d; negative positions count from the end.
@@ -314,6 +363,8 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bincount", bincount);
+  m.impl("index_fill_.int_Scalar", index_fill_);
+  m.impl("index_fill_.int_Tensor", index_fill_tensor_);
   m.impl("take", take);
   m.impl("take.out", take_out);
   m.impl("put_", put_);

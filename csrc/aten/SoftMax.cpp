@@ -43,7 +43,7 @@ void launch_rows(const char* name, const Tensor& out, std::initializer_list<Tens
   const RowShape shape = row_shape(first, dim);
   const c10::ScalarType compute = accumulate(out.scalar_type());
   const runtime::DeviceInfo& info = runtime::device_info(out.device().index());
-  const bool cpu_device = info.type & CL_DEVICE_TYPE_CPU;
+  const bool cpu_device = info.cpu_class;
   const size_t local = cpu_device ? 1 : std::min<size_t>(256, info.max_work_group_size);
   std::string options = launch::dtype_option("IN0", first.scalar_type()) +
                         launch::dtype_option("OUT", out.scalar_type()) + launch::compute_option(compute) +

@@ -18,6 +18,7 @@
 #include <ATen/ops/cumsum.h>
 #include <ATen/ops/diff.h>
 #include <ATen/ops/masked_select.h>
+#include <ATen/ops/mode.h>
 #include <ATen/ops/nonzero.h>
 #include <ATen/ops/ne.h>
 #include <ATen/ops/ones.h>
@@ -215,9 +216,22 @@ Tensor bucketize_scalar(const c10::Scalar& self, const Tensor& boundaries, bool 
                           right);
 }
 
+// mode's out= overload is composite in ATen and accepts only CPU, CUDA and XPU tensors: foo runs
+// the functional mode (the CPU fallback) and copies the results.
+std::tuple<Tensor&, Tensor&> mode_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
+                                      Tensor& indices) {
+  const auto [mode_values, mode_indices] = at::mode(self, dim, keepdim);
+  at::native::resize_output(values, mode_values.sizes());
+  at::native::resize_output(indices, mode_indices.sizes());
+  values.copy_(mode_values);
+  indices.copy_(mode_indices);
+  return {values, indices};
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("mode.values", mode_out);
   m.impl("_unique2", unique2);
   m.impl("unique_dim", unique_dim);
   m.impl("searchsorted.Tensor", searchsorted_tensor);

@@ -4,6 +4,7 @@
 #include "aten/Structured.h"
 #include "launch/Launch.h"
 
+#include <ATen/Context.h>
 #include <ATen/ops/upsample_bilinear2d_backward_meta.h>
 #include <ATen/ops/upsample_nearest1d_backward_meta.h>
 #include <ATen/ops/upsample_nearest1d_meta.h>
@@ -85,6 +86,8 @@ void bilinear_backward(at::meta::structured_upsample_bilinear2d_backward& op, co
                        c10::IntArrayRef, c10::IntArrayRef, bool align_corners, OptionalScale scale_h,
                        OptionalScale scale_w) {
   const Tensor& grad_input = op.maybe_get_output(0);
+  // As CUDA's: the gradients of overlapping taps add atomically.
+  at::globalContext().alertNotDeterministic("upsample_bilinear2d_backward_out_foo");
   resize_launch("bilinear_backward", grad_output.contiguous(), grad_input, shape_of(grad_input, grad_output),
                 align_corners, scale_h, scale_w, grad_output.numel(), true);
 }

@@ -26,7 +26,7 @@ constexpr GemmTiles kCpuTiles{6, 1, 16, 4, 2, 8, 8};
 constexpr GemmTiles kDefaultTiles{4, 1, 4, 2, 2, 4, 16};
 
 const GemmTiles& tiles_for(const runtime::DeviceInfo& info) {
-  if (!(info.type & CL_DEVICE_TYPE_CPU)) return kDefaultTiles;
+  if (!info.cpu_class) return kDefaultTiles;
   return info.float_vector_width >= 16 ? kWideCpuTiles : kCpuTiles;
 }
 
@@ -44,6 +44,14 @@ int64_t ceil_div(int64_t a, int64_t b) {
 }
 
 }  // namespace
+
+std::string gemm_tiles_summary(const runtime::DeviceInfo& info) {
+  const GemmTiles& t = tiles_for(info);
+  const char* table = &t == &kWideCpuTiles ? "wide CPU vectors" : &t == &kCpuTiles ? "CPU vectors" : "GPU";
+  return std::string(table) + " tiles: gemm_nn " + std::to_string(t.nn_tm) + "x(" + std::to_string(t.nn_nv) + "x" +
+         std::to_string(t.nn_vw) + "), gemm_nt " + std::to_string(t.nt_tm) + "x" + std::to_string(t.nt_tn) +
+         " over " + std::to_string(t.nt_vw) + "-wide vectors, " + std::to_string(t.local) + " work-items per group";
+}
 
 void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor& d,
                  const c10::Scalar& alpha, const c10::Scalar& beta) {

@@ -5,7 +5,16 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <string>
+
+namespace foo_cl::runtime {
+struct DeviceInfo;
+}
+
 namespace foo_cl::launch {
+
+// The tile parameters launch_gemm uses on a device, for `python -m foo_cl`.
+std::string gemm_tiles_summary(const runtime::DeviceInfo& info);
 
 // `d` may be undefined (then beta is ignored); beta == 0 ignores d's values, NaN included.
 void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor& d,

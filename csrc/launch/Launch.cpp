@@ -35,12 +35,29 @@ const char* dtype_name(c10::ScalarType type) {
       return "bool";
     default:
       TORCH_CHECK(false, "foo-cl: dtype ", type,
-                  " is not supported on foo (supported: float32, float64, float16, bfloat16, int8, int16, int32, "
-                  "int64, uint8, bool)");
+                  " is not supported on foo (kernels compute in float32, float64, float16, bfloat16, int8, int16, "
+                  "int32, int64, uint8 and bool; uint16, uint32, uint64 and float8 tensors can be stored, copied and "
+                  "viewed)");
+  }
+}
+
+bool is_storage_only(c10::ScalarType type) {
+  switch (type) {
+    case c10::kUInt16:
+    case c10::kUInt32:
+    case c10::kUInt64:
+    case c10::kFloat8_e4m3fn:
+    case c10::kFloat8_e5m2:
+    case c10::kFloat8_e4m3fnuz:
+    case c10::kFloat8_e5m2fnuz:
+      return true;
+    default:
+      return false;
   }
 }
 
 void check_dtype_supported(c10::DeviceIndex device, c10::ScalarType type) {
+  if (is_storage_only(type)) return;
   dtype_name(type);
   if (type == c10::kDouble) {
     const runtime::DeviceInfo& info = runtime::device_info(device);
@@ -88,6 +105,9 @@ KernelCall::KernelCall(c10::DeviceIndex device, cl_kernel kernel, const char* na
     : device_(device), kernel_(kernel), name_(name) {}
 
 KernelCall& KernelCall::buffer(const void* address) {
+  const c10::DeviceIndex owner = runtime::device_of_address(address);
+  TORCH_CHECK(owner < 0 || owner == device_, "Expected all tensors to be on the same device, but found at least two ",
+              "devices, foo:", static_cast<int>(device_), " and foo:", static_cast<int>(owner), "!");
   const runtime::BufferRef ref = runtime::buffer_of(address);
   const cl_ulong offset = ref.offset;
   bytes(&ref.mem, sizeof(cl_mem));
@@ -145,7 +165,7 @@ void KernelCall::launch(int64_t n) {
   // Kernels loop over their elements with a grid stride, so the grid only has to fill the device.
   size_t local = std::min<size_t>(256, info.max_work_group_size);
   size_t per_item = 1;
-  if (info.type & CL_DEVICE_TYPE_CPU) {
+  if (info.cpu_class) {
     // NOTE: a CPU runtime runs a work-group's items as one loop, and starting a work-group costs
     // more than a few elements' work: small launches take one small group.
     per_item = 16;

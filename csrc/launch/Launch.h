@@ -33,6 +33,10 @@ const char* dtype_name(c10::ScalarType type);
 // The name of the unsigned-size dtype with the same element size, for kernels that only move bits.
 const char* bits_dtype_name(c10::ScalarType type);
 
+// Dtypes foo tensors can have although no kernel computes in them: unsigned 16/32/64-bit integers
+// and the float8 formats (storage, copies, views, fill; their ops run through the CPU fallback).
+bool is_storage_only(c10::ScalarType type);
+
 // Raises unless foo tensors of `type` can live on `device` (float64 needs cl_khr_fp64).
 void check_dtype_supported(c10::DeviceIndex device, c10::ScalarType type);
 
@@ -44,6 +48,11 @@ std::string compute_option(c10::ScalarType type);
 
 // "-DINDEX_T=uint " when n elements fit 32-bit indices, else ulong.
 std::string index_option(int64_t n);
+
+// Whether a foo address starts on a multiple of `bytes` (device addresses keep the buffers' alignment).
+inline bool is_vector_aligned(const void* address, size_t bytes) {
+  return reinterpret_cast<uintptr_t>(address) % bytes == 0;
+}
 
 // Writes `value` converted to the kernel compute dtype `compute` (ct in kernels_cl) to `dst`; returns its size.
 size_t write_scalar(const c10::Scalar& value, c10::ScalarType compute, void* dst);

@@ -14,7 +14,7 @@ namespace {
 
 // A power of two (the kernels' tree sums halve it), at most 256.
 size_t local_size(const runtime::DeviceInfo& info) {
-  if (info.type & CL_DEVICE_TYPE_CPU) return 1;
+  if (info.cpu_class) return 1;
   size_t local = 256;
   while (local > info.max_work_group_size) local /= 2;
   return local;

@@ -33,19 +33,30 @@ c10::Scalar cpu_scalar(const at::TensorIteratorBase& iter, int arg, const std::s
                                     [&] { return c10::Scalar(c10::fetch_and_cast<scalar_t>(stored, data)); });
 }
 
+// The dtype CPU computes the op in: the requested one, else the operands' common dtype.
+c10::ScalarType common_type(const at::TensorIteratorBase& iter, c10::ScalarType requested) {
+  const c10::ScalarType common = requested != c10::ScalarType::Undefined ? requested : iter.common_dtype();
+  return common != c10::ScalarType::Undefined ? common : iter.dtype(iter.noutputs());
+}
+
 // Half and bfloat16 compute in float; every other dtype in itself.
-c10::ScalarType compute_type(const at::TensorIteratorBase& iter, c10::ScalarType requested) {
-  c10::ScalarType common = requested != c10::ScalarType::Undefined ? requested : iter.common_dtype();
-  if (common == c10::ScalarType::Undefined) common = iter.dtype(iter.noutputs());
+c10::ScalarType compute_type(c10::ScalarType common) {
   return (common == c10::kHalf || common == c10::kBFloat16) ? c10::kFloat : common;
 }
 
 // Vector loads need every tensor in the compute dtype, or in float16 for float (vload_halfN).
+// NOTE: PoCL 3.1 compiles vload_half8/vstore_half8 to 16-byte aligned moves (the spec asks only for
+// 2-byte alignment), so a float16 operand must start on a whole vector.
 bool can_vectorize(const at::TensorIteratorBase& iter, c10::ScalarType compute) {
   if (compute != c10::kFloat && compute != c10::kDouble) return false;
   for (int a = 0; a < iter.ntensors(); ++a) {
+    if (iter.is_cpu_scalar(a)) continue;
     const c10::ScalarType type = iter.dtype(a);
-    if (!iter.is_cpu_scalar(a) && type != compute && !(compute == c10::kFloat && type == c10::kHalf)) return false;
+    if (type == c10::kHalf && compute == c10::kFloat) {
+      if (!is_vector_aligned(iter.data_ptr(a), 8 * sizeof(c10::Half))) return false;
+    } else if (type != compute) {
+      return false;
+    }
   }
   return true;
 }
@@ -66,6 +77,7 @@ struct Variant {
   c10::DeviceIndex device;
   c10::ScalarType dtype[4];  // output, then inputs (Undefined past ninputs)
   c10::ScalarType compute;
+  c10::ScalarType rounding;  // the 16-bit dtype results round to before a wider output, or Undefined
   uint8_t cpu_scalars;  // bit k: input k is a CPU scalar passed by value
   int8_t ndim;          // 0 for the contiguous variant
   bool vectorized;
@@ -90,6 +102,7 @@ std::string build_options(const Variant& v, int ninputs) {
     options += dtype_option(name.c_str(), v.dtype[k + 1]);
     if (v.cpu_scalars & (1 << k)) options += "-D" + name + "_SCALAR ";
   }
+  if (v.rounding != c10::ScalarType::Undefined) options += std::string("-DROUND_") + dtype_name(v.rounding) + " ";
   if (v.vectorized) options += "-DVEC=8 ";
   if (v.ndim > 0) options += "-DNDIM=" + std::to_string(v.ndim);
   return options;
@@ -120,7 +133,14 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
   std::memset(&variant, 0, sizeof(variant));  // the bytes are the table key: no stray padding
   std::memcpy(variant.key, key.data(), key.size());
   variant.device = device.index();
-  variant.compute = compute_type(iter, requested_compute);
+  const c10::ScalarType common = common_type(iter, requested_compute);
+  variant.compute = compute_type(common);
+  // As CPU: an op computed in float16 or bfloat16 rounds its result to that dtype, then casts it
+  // into a wider out= tensor (half + half into float64 overflows as the float16 sum would).
+  const c10::ScalarType out_type = iter.dtype(0);
+  variant.rounding = variant.compute != common && out_type != common && at::isFloatingType(out_type)
+                         ? common
+                         : c10::ScalarType::Undefined;
   for (int a = 0; a < 4; ++a) variant.dtype[a] = a < iter.ntensors() ? iter.dtype(a) : c10::ScalarType::Undefined;
   for (int k = 0; k < iter.ninputs(); ++k) variant.cpu_scalars |= iter.is_cpu_scalar(k + 1) << k;
   variant.index64 = n > static_cast<int64_t>(UINT32_MAX);
@@ -150,7 +170,7 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
 
   if (is_contiguous_ignoring_scalars(iter)) {
     // 8 lanes: one AVX register of float on CPUs, a 32-byte access per work-item on GPUs.
-    variant.vectorized = can_vectorize(iter, variant.compute);
+    variant.vectorized = variant.rounding == c10::ScalarType::Undefined && can_vectorize(iter, variant.compute);
     bind_and_launch(KernelCall(variant.device, variant_kernel(variant, iter.ninputs()), "pointwise_contig"), {},
                     nullptr, n);
     return;

@@ -19,10 +19,12 @@ uint64_t tiles(int64_t n, int bits) {
 }
 
 // Runs `fill` on a contiguous tensor of out's shape: out itself, or a temporary copied into it.
+// The kernels store eight elements at once, so out must also start on a whole vector of them (see
+// can_vectorize in Pointwise.cpp for PoCL's float16 stores).
 void fill_logically(const at::Tensor& out, const std::function<void(const at::Tensor&)>& fill) {
   if (out.numel() == 0) return;
   const c10::DeviceGuard guard(out.device());
-  if (out.is_contiguous()) {
+  if (out.is_contiguous() && is_vector_aligned(out.const_data_ptr(), 8 * out.element_size())) {
     fill(out);
     return;
   }

@@ -92,7 +92,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
 
   const c10::DeviceIndex device = self.device().index();
   const runtime::DeviceInfo& info = runtime::device_info(device);
-  const bool cpu_device = info.type & CL_DEVICE_TYPE_CPU;
+  const bool cpu_device = info.cpu_class;
   // CPU devices: one work-item per group walking its slice in order; GPUs: 256 items sharing it.
   const size_t local = cpu_device ? 1 : std::min<size_t>(256, info.max_work_group_size);
   const int64_t wanted_groups = static_cast<int64_t>(std::max<uint32_t>(info.compute_units, 1)) * (cpu_device ? 8 : 4);
@@ -133,7 +133,8 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
     const int64_t column_chunk = (n_red + column_slices - 1) / column_slices;
     at::Tensor column_partial;
     if (column_slices > 1) {
-      column_partial = at::empty({n_out * column_slices}, self.options().dtype(op.compute));
+      column_partial = at::empty({n_out * column_slices * static_cast<int64_t>(kPartialBytes)},
+                                 self.options().dtype(at::kByte));
     }
     KernelCall call(device, op.key, "reduce_columns", options + " -DCOLUMNS=16");
     call.buffer(out.const_data_ptr()).buffer(self.const_data_ptr()).value(kept_layout).value(red_layout);

@@ -127,16 +127,26 @@ class DeviceMemory {
 
     Block* block = take_free_block(pool, stream, size);
     if (!block) {
+      const DeviceInfo& info = device_info(device_);
+      if (size > info.max_alloc_size) {
+        stats_.num_ooms++;
+        TORCH_CHECK_WITH(OutOfMemoryError, false, "foo-cl: out of memory on foo:", static_cast<int>(device_), " (",
+                         info.name, "). Tried to allocate ", format_bytes(nbytes), " in one piece, but OpenCL ",
+                         "limits one allocation to CL_DEVICE_MAX_MEM_ALLOC_SIZE = ", format_bytes(info.max_alloc_size),
+                         " on this device (of ", format_bytes(info.global_mem_size),
+                         " in total): split the tensor into smaller ones.");
+      }
       std::string why;
-      Segment* segment = create_segment(segment_size(size), &why);
+      // A segment rounded up past the limit still fits the request exactly.
+      const size_t wanted = std::min<size_t>(segment_size(size), info.max_alloc_size);
+      Segment* segment = create_segment(wanted, &why);
       if (!segment) {
         stats_.num_alloc_retries++;
         release_cached_segments();
-        segment = create_segment(segment_size(size), &why);
+        segment = create_segment(wanted, &why);
       }
       if (!segment) {
         stats_.num_ooms++;
-        const DeviceInfo& info = device_info(device_);
         TORCH_CHECK_WITH(OutOfMemoryError, false, "foo-cl: out of memory on foo:", static_cast<int>(device_), " (",
                          info.name, "). Tried to allocate ", format_bytes(nbytes), ": ", why, ". foo:",
                          static_cast<int>(device_), " has ", format_bytes(info.global_mem_size), " in total, of which ",
@@ -449,7 +459,9 @@ c10::DeviceIndex device_of_address(const void* address) {
 
 BufferRef buffer_of(const void* address) {
   const c10::DeviceIndex device = device_of_address(address);
-  TORCH_CHECK(device >= 0, "foo-cl: ", address, " is not an address of foo device memory");
+  // NOTE: an operator reaches here with a tensor that is not on foo (a CPU out= tensor, say).
+  TORCH_CHECK(device >= 0, "Expected all tensors to be on the same device, but an operand of a foo operator is not ",
+              "in foo device memory (address ", address, "; a CPU tensor given as out=?)");
   return memory(device).lookup(reinterpret_cast<uintptr_t>(address));
 }
 

@@ -57,6 +57,20 @@ cl_device_type wanted_device_types() {
   return CL_DEVICE_TYPE_ALL;
 }
 
+// FOO_CL_DEVICE_CLASS: "cpu" or "gpu" forces that class of variants; unset (or "auto") follows the device type.
+const char* forced_device_class() {
+  static const char* forced = [] () -> const char* {
+    const char* env = std::getenv("FOO_CL_DEVICE_CLASS");
+    if (!env || !*env) return nullptr;
+    const std::string c = lower(env);
+    if (c == "cpu") return "cpu";
+    if (c == "gpu") return "gpu";
+    if (c != "auto") TORCH_WARN("foo-cl: ignoring FOO_CL_DEVICE_CLASS=", env, " (expected cpu, gpu or auto)");
+    return nullptr;
+  }();
+  return forced;
+}
+
 DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   DeviceInfo info;
   info.platform = platform;
@@ -66,6 +80,7 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   info.vendor = device_string(id, CL_DEVICE_VENDOR);
   info.driver_version = device_string(id, CL_DRIVER_VERSION);
   info.opencl_version = device_string(id, CL_DEVICE_VERSION);
+  info.opencl_c_version = device_string(id, CL_DEVICE_OPENCL_C_VERSION);
   info.platform_name = platform_string(platform, CL_PLATFORM_NAME);
   info.platform_version = platform_string(platform, CL_PLATFORM_VERSION);
   info.global_mem_size = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
@@ -73,35 +88,47 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   info.local_mem_size = device_value<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
   info.compute_units = device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
   info.max_work_group_size = device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+  info.max_parameter_size = device_value<size_t>(id, CL_DEVICE_MAX_PARAMETER_SIZE);
+  info.constant_buffer_size = device_value<cl_ulong>(id, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
   info.correctly_rounded_sqrt =
       device_value<cl_device_fp_config>(id, CL_DEVICE_SINGLE_FP_CONFIG) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
-  const std::string extensions = device_string(id, CL_DEVICE_EXTENSIONS);
+  info.extensions = device_string(id, CL_DEVICE_EXTENSIONS);
   info.float_vector_width = device_value<cl_uint>(info.id, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT);
-  info.has_fp16 = extensions.find("cl_khr_fp16") != std::string::npos;
-  info.has_fp64 = extensions.find("cl_khr_fp64") != std::string::npos ||
+  info.has_fp16 = info.extensions.find("cl_khr_fp16") != std::string::npos;
+  info.has_fp64 = info.extensions.find("cl_khr_fp64") != std::string::npos ||
                   device_value<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+  info.has_int64_atomics = info.extensions.find("cl_khr_int64_base_atomics") != std::string::npos;
+  const char* forced = forced_device_class();
+  info.cpu_class = forced ? std::string(forced) == "cpu" : (info.type & CL_DEVICE_TYPE_CPU) != 0;
   return info;
+}
+
+std::vector<cl_platform_id> platform_ids() {
+  cl_uint n = 0;
+  if (clGetPlatformIDs(0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  std::vector<cl_platform_id> platforms(n);
+  clGetPlatformIDs(n, platforms.data(), nullptr);
+  return platforms;
+}
+
+std::vector<cl_device_id> device_ids(cl_platform_id platform, cl_device_type types) {
+  cl_uint n = 0;
+  if (clGetDeviceIDs(platform, types, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  std::vector<cl_device_id> ids(n);
+  clGetDeviceIDs(platform, types, n, ids.data(), nullptr);
+  return ids;
 }
 
 std::vector<DeviceInfo> enumerate() {
   std::vector<DeviceInfo> devices;
-  cl_uint num_platforms = 0;
-  if (clGetPlatformIDs(0, nullptr, &num_platforms) != CL_SUCCESS || num_platforms == 0) return devices;
-  std::vector<cl_platform_id> platforms(num_platforms);
-  clGetPlatformIDs(num_platforms, platforms.data(), nullptr);
-
   const char* platform_filter = std::getenv("FOO_CL_PLATFORM");
   const cl_device_type types = wanted_device_types();
-  for (cl_platform_id platform : platforms) {
+  for (cl_platform_id platform : platform_ids()) {
     if (platform_filter && *platform_filter &&
         lower(platform_string(platform, CL_PLATFORM_NAME)).find(lower(platform_filter)) == std::string::npos) {
       continue;
     }
-    cl_uint n = 0;
-    if (clGetDeviceIDs(platform, types, 0, nullptr, &n) != CL_SUCCESS || n == 0) continue;
-    std::vector<cl_device_id> ids(n);
-    clGetDeviceIDs(platform, types, n, ids.data(), nullptr);
-    for (cl_device_id id : ids) {
+    for (cl_device_id id : device_ids(platform, types)) {
       DeviceInfo info = describe(platform, id);
       cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform), 0};
       cl_int err = CL_SUCCESS;
@@ -139,6 +166,20 @@ const std::vector<DeviceInfo>& devices() {
 thread_local c10::DeviceIndex tls_current_device = 0;
 
 }  // namespace
+
+std::string device_class_reason(const DeviceInfo& info) {
+  const std::string cls = info.cpu_class ? "cpu" : "gpu";
+  if (forced_device_class()) return cls + " (forced by FOO_CL_DEVICE_CLASS)";
+  return cls + ((info.type & CL_DEVICE_TYPE_CPU) ? " (a CPU device)" : " (not a CPU device)");
+}
+
+std::vector<DeviceInfo> opencl_inventory() {
+  std::vector<DeviceInfo> all;
+  for (cl_platform_id platform : platform_ids()) {
+    for (cl_device_id id : device_ids(platform, CL_DEVICE_TYPE_ALL)) all.push_back(describe(platform, id));
+  }
+  return all;
+}
 
 c10::DeviceIndex device_count() noexcept {
   try {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace foo_cl::runtime {
 
@@ -16,17 +17,32 @@ struct DeviceInfo {
   cl_device_id id = nullptr;
   cl_context context = nullptr;
   cl_device_type type = 0;
-  std::string name, vendor, driver_version, opencl_version, platform_name, platform_version;
+  std::string name, vendor, driver_version, opencl_version, opencl_c_version, platform_name, platform_version;
+  std::string extensions;
   uint64_t global_mem_size = 0;
   uint64_t max_alloc_size = 0;
   uint64_t local_mem_size = 0;
   uint32_t compute_units = 0;
   size_t max_work_group_size = 0;
+  uint64_t max_parameter_size = 0;    // bytes of kernel arguments (1024 on a full profile, 256 embedded)
+  uint64_t constant_buffer_size = 0;
   uint32_t float_vector_width = 1;  // CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT (8 for AVX2, 16 for AVX-512)
   bool has_fp16 = false;
   bool correctly_rounded_sqrt = false;  // float32 divide and sqrt can be IEEE-exact
   bool has_fp64 = false;
+  bool has_int64_atomics = false;  // cl_khr_int64_base_atomics
+  // Whether launchers take the variants made for CPU-like devices (caches, wide vectors, one item
+  // per work-group) rather than those for GPUs: the device type, unless FOO_CL_DEVICE_CLASS=cpu|gpu
+  // forces one class on every device (so the GPU variants are tested on CPU implementations).
+  bool cpu_class = false;
 };
+
+// "cpu" or "gpu": the variant class of a device (DeviceInfo::cpu_class), and why.
+std::string device_class_reason(const DeviceInfo& info);
+
+// Every device of every OpenCL platform, unfiltered and without contexts: what `python -m foo_cl`
+// reports next to the devices foo uses.
+std::vector<DeviceInfo> opencl_inventory();
 
 // Number of usable OpenCL devices; 0 when there is no platform. Never throws.
 c10::DeviceIndex device_count() noexcept;

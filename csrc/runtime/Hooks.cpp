@@ -1,8 +1,9 @@
 // The PrivateUse1 hooks: availability, device count and current device for torch.accelerator,
-// device-from-pointer, storage resizing, and the Philox generators.
+// device-from-pointer, storage resizing, pinned host memory, and the Philox generators.
 #include "runtime/Allocator.h"
 #include "runtime/Device.h"
 #include "runtime/Generator.h"
+#include "runtime/HostAllocator.h"
 
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 
@@ -34,6 +35,8 @@ struct Hooks final : public at::PrivateUse1HooksInterface {
     return default_generator(device_index);
   }
   at::Generator getNewGenerator(c10::DeviceIndex device_index) const override { return new_generator(device_index); }
+  bool isPinnedPtr(const void* data) const override { return is_pinned_address(data); }
+  at::Allocator* getPinnedMemoryAllocator() const override { return &host_allocator(); }
   void resizePrivateUse1Bytes(const c10::Storage& storage, size_t nbytes) const override {
     resize_storage_bytes(*storage.unsafeGetStorageImpl(), nbytes);
   }

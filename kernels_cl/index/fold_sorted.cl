@@ -1,0 +1,39 @@
+// index/fold_sorted: writes runs of values into rows of an [outer, size, inner] tensor, each row
+// folding its values in their original order (deterministic, no atomics). `keys` are the rows,
+// sorted stably, `order` the values' original positions; the work-item at the start of a run folds
+// it in ACC (float for 16-bit floats: one rounding per row) and then writes out once.
+// Build options: DT, ACC (dtype names), FOLD_SUM, FOLD_PROD or FOLD_LAST (the last value wins), INDEX_T.
+#include "common.clh"
+
+typedef FOO_STORAGE(DT) st;
+typedef FOO_COMPUTE(ACC) acc_t;
+
+#if defined(FOLD_SUM)
+#define FOLD(a, b) ((a) + (b))
+#elif defined(FOLD_PROD)
+#define FOLD(a, b) ((a) * (b))
+#endif
+
+__kernel void fold_sorted(__global char* out, ulong out_offset, __global const char* values, ulong values_offset,
+                          __global const char* keys, ulong keys_offset, __global const char* order,
+                          ulong order_offset, ulong size, ulong m, ulong inner, INDEX_T n) {
+  __global st* o = FOO_PTR(st, out, out_offset);
+  __global const st* v = FOO_PTR(const st, values, values_offset);
+  __global const long* k = FOO_PTR(const long, keys, keys_offset);
+  __global const long* p = FOO_PTR(const long, order, order_offset);
+  FOO_GRID_LOOP(e, n) {
+    const ulong d = e % inner, j = (e / inner) % m, outer = e / inner / m;
+    if (j > 0 && k[j - 1] == k[j]) continue;
+    ulong end = j + 1;
+    while (end < m && k[end] == k[j]) ++end;
+    __global const st* row = v + outer * m * inner + d;
+    const ulong target = (outer * size + k[j]) * inner + d;
+#ifdef FOLD_LAST
+    FOO_STORE(DT, o, target, FOO_LOAD(DT, row, p[end - 1] * inner));
+#else
+    acc_t acc = (acc_t)FOO_LOAD(DT, row, p[j] * inner);
+    for (ulong i = j + 1; i < end; ++i) acc = FOLD(acc, (acc_t)FOO_LOAD(DT, row, p[i] * inner));
+    FOO_STORE(DT, o, target, FOO_CONVERT(DT, FOLD((acc_t)FOO_LOAD(DT, o, target), acc)));
+#endif
+  }
+}

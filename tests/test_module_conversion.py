@@ -1,0 +1,170 @@
+"""Moving modules to and from foo keeps every Parameter object, as on CUDA: tied weights stay tied,
+optimizers built beforehand keep working, gradients move along; then Hugging Face models with tied
+embeddings train and generate on foo as on the CPU."""
+
+import copy
+
+import pytest
+import torch
+from conftest import FOO
+from torch import nn
+
+
+class TiedLanguageModel(nn.Module):
+    """An embedding whose weight is also the output layer's, like GPT-2's and BERT's heads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(11, 8)
+        self.body = nn.Sequential(nn.Linear(8, 8), nn.LayerNorm(8))
+        self.head = nn.Linear(8, 11)
+        self.head.weight = self.embed.weight
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(self.embed(tokens)))
+
+
+CONVERSIONS = {
+    "to_foo": lambda m: m.to("foo"),
+    "foo": lambda m: m.foo(),
+    "to_foo_and_half": lambda m: m.to("foo", torch.float16),
+    "to_empty_foo": lambda m: m.to_empty(device="foo"),
+    "foo_then_cpu": lambda m: m.foo().cpu(),
+    "foo_then_bfloat16": lambda m: m.foo().to(torch.bfloat16),
+    "foo_then_half_then_cpu": lambda m: m.foo().half().to("cpu"),
+}
+
+
+@pytest.mark.parametrize("name", CONVERSIONS)
+def test_conversions_keep_parameters_and_their_ties(name):
+    torch.manual_seed(0)
+    model = TiedLanguageModel()
+    before = {name: p for name, p in model.named_parameters(remove_duplicate=False)}
+    reference = copy.deepcopy(model)
+    assert CONVERSIONS[name](model) is model
+    after = dict(model.named_parameters(remove_duplicate=False))
+    assert all(after[name] is p for name, p in before.items()), "a Parameter was replaced"
+    assert model.head.weight is model.embed.weight
+    assert len(list(model.parameters())) == len(list(reference.parameters()))
+    if name != "to_empty_foo":
+        for (param_name, p), q in zip(model.named_parameters(), reference.parameters()):
+            torch.testing.assert_close(
+                p.detach().cpu().float(), q.detach().float(), rtol=1e-2, atol=1e-2, msg=param_name
+            )
+
+
+def test_an_optimizer_built_before_the_move_trains_the_moved_model():
+    torch.manual_seed(0)
+    model = TiedLanguageModel()
+    twin = copy.deepcopy(model)
+    optimizer, twin_optimizer = (
+        torch.optim.AdamW(model.parameters(), lr=0.1),
+        torch.optim.AdamW(twin.parameters(), lr=0.1),
+    )
+    model.to("foo")
+    tokens = torch.randint(0, 11, (4, 6), generator=torch.Generator().manual_seed(1))
+    for _ in range(3):
+        for m, opt, t in ((model, optimizer, tokens.to(FOO)), (twin, twin_optimizer, tokens)):
+            opt.zero_grad()
+            nn.functional.cross_entropy(m(t).flatten(0, 1), t.flatten()).backward()
+            opt.step()
+    assert model.head.weight is model.embed.weight
+    for p, q in zip(model.parameters(), twin.parameters()):
+        assert p.device.type == "foo"
+        torch.testing.assert_close(p.detach().cpu(), q.detach(), rtol=1e-4, atol=1e-5)
+
+
+def test_gradients_move_with_their_parameters():
+    model = TiedLanguageModel()
+    tokens = torch.randint(0, 11, (2, 5))
+    model(tokens).sum().backward()
+    grads = {name: p.grad.clone() for name, p in model.named_parameters()}
+    model.to("foo")
+    for name, p in model.named_parameters():
+        assert p.grad is not None and p.grad.device.type == "foo", name
+        torch.testing.assert_close(p.grad.cpu(), grads[name])
+
+
+def test_conversions_without_foo_keep_pytorchs_behaviour():
+    model = TiedLanguageModel()
+    weight = model.embed.weight
+    model.double()
+    assert model.embed.weight is weight and model.head.weight is weight
+    assert not torch.__future__.get_swap_module_params_on_conversion()
+    model.foo()
+    assert not torch.__future__.get_swap_module_params_on_conversion()
+
+
+# ---- Hugging Face models with tied embeddings -------------------------------------------------------------
+
+transformers = pytest.importorskip("transformers")
+
+# No dropout: foo's random numbers differ from the CPU's, so dropout masks would too.
+TINY = {"vocab_size": 97, "max_position_embeddings": 32}
+HF_MODELS = {
+    "gpt2": lambda: transformers.GPT2LMHeadModel(
+        transformers.GPT2Config(
+            n_embd=32, n_layer=2, n_head=2, n_positions=32, vocab_size=97, resid_pdrop=0, embd_pdrop=0, attn_pdrop=0
+        )
+    ),
+    "bert": lambda: transformers.BertForMaskedLM(
+        transformers.BertConfig(
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            hidden_dropout_prob=0,
+            attention_probs_dropout_prob=0,
+            **TINY,
+        )
+    ),
+    "llama": lambda: transformers.LlamaForCausalLM(
+        transformers.LlamaConfig(
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            intermediate_size=64,
+            tie_word_embeddings=True,
+            **TINY,
+        )
+    ),
+}
+
+
+def hf_losses(model: nn.Module, tokens: torch.Tensor, steps: int) -> list[float]:
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = model(input_ids=tokens, labels=tokens).loss
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+@pytest.mark.parametrize("name", HF_MODELS)
+def test_hugging_face_models_train_on_foo_as_on_cpu(name):
+    torch.manual_seed(0)
+    cpu_model = HF_MODELS[name]()
+    foo_model = copy.deepcopy(cpu_model).to("foo")
+    output_weight = foo_model.get_output_embeddings().weight
+    assert output_weight is foo_model.get_input_embeddings().weight, "the tied weights came apart"
+    tokens = torch.randint(0, 97, (2, 12), generator=torch.Generator().manual_seed(1))
+    foo_losses = hf_losses(foo_model.train(), tokens.to(FOO), 5)
+    cpu_losses = hf_losses(cpu_model.train(), tokens, 5)
+    torch.testing.assert_close(foo_losses, cpu_losses, rtol=1e-4, atol=0)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "llama"])
+def test_hugging_face_greedy_generation_matches_cpu(name):
+    torch.manual_seed(0)
+    cpu_model = HF_MODELS[name]().eval()
+    foo_model = copy.deepcopy(cpu_model).to("foo")
+    prompt = torch.randint(0, 97, (1, 5), generator=torch.Generator().manual_seed(2))
+    settings = {"max_new_tokens": 8, "do_sample": False, "pad_token_id": 0}
+    with torch.no_grad():
+        expected = cpu_model.generate(prompt, **settings)
+        actual = foo_model.generate(prompt.to(FOO), **settings)
+    assert actual.cpu().tolist() == expected.tolist()
