@@ -11,8 +11,11 @@ SOURCES := setup.py $(shell find csrc kernels_cl -type f -not -path 'csrc/genera
 # One pytest worker per core: on a fresh machine most of the time goes to compiling kernels.
 TEST_WORKERS ?= auto
 
+# The suite runs twice: with the variants foo-cl picks for this machine's devices, then with the GPU
+# variants forced (FOO_CL_DEVICE_CLASS=gpu), so the code GPUs run is tested on CPU OpenCL drivers too.
 test: build
 	$(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	FOO_CL_DEVICE_CLASS=gpu $(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 bench: build
 	$(PY) -m benchmarks.run $(BENCH_ARGS)

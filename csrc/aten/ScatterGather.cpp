@@ -3,7 +3,8 @@
 // structured meta functions. The kernels walk the index's shape, the indexed tensor viewed there
 // with stride 0 along the dim. Reductions fold atomically, so sums of repeated positions may round
 // in any order (as on CUDA); scatter's last write wins in any order. Under
-// torch.use_deterministic_algorithms(True) sums, products and writes fold in the index's order.
+// torch.use_deterministic_algorithms(True) sums, products and writes fold in the index's order, and
+// so do 64-bit folds on devices without 64-bit atomics.
 #include "aten/Structured.h"
 #include "launch/Index.h"
 #include "launch/Launch.h"
@@ -158,9 +159,15 @@ void scatter_unchecked(const Tensor& out, const Tensor& self, int64_t dim, const
   }
   const Tensor converted = src.scalar_type() == out.scalar_type() ? src : src.to(out.scalar_type());
   const std::string_view how = combine ? combine : "";
-  if (at::globalContext().deterministicAlgorithms() && (how.empty() || how == "sum" || how == "prod")) {
-    scatter_sorted(out, dim, index, converted,
-                   how.empty() ? launch::Fold::kLast : how == "sum" ? launch::Fold::kSum : launch::Fold::kProd);
+  const bool order_matters = how.empty() || how == "sum" || how == "prod";
+  if ((at::globalContext().deterministicAlgorithms() && order_matters) ||
+      (!how.empty() && !launch::has_atomics_for(out))) {
+    const launch::Fold fold = how.empty()      ? launch::Fold::kLast
+                              : how == "sum"   ? launch::Fold::kSum
+                              : how == "prod"  ? launch::Fold::kProd
+                              : how == "amax"  ? launch::Fold::kAmax
+                                               : launch::Fold::kAmin;
+    scatter_sorted(out, dim, index, converted, fold);
     return;
   }
   const Tensor source = along_index(converted, index, dim, false);

@@ -2,6 +2,7 @@
 // (kernels_cl/resize/upsample2d.cl), with PyTorch's structured meta functions for checks and
 // shapes and CPU's scale rules.
 #include "aten/Structured.h"
+#include "launch/Index.h"
 #include "launch/Launch.h"
 
 #include <ATen/Context.h>
@@ -88,6 +89,9 @@ void bilinear_backward(at::meta::structured_upsample_bilinear2d_backward& op, co
   const Tensor& grad_input = op.maybe_get_output(0);
   // As CUDA's: the gradients of overlapping taps add atomically.
   at::globalContext().alertNotDeterministic("upsample_bilinear2d_backward_out_foo");
+  TORCH_CHECK(launch::has_atomics_for(grad_input), "foo-cl: bilinear upsampling backward in ", grad_input.scalar_type(),
+              " needs the OpenCL extension cl_khr_int64_base_atomics, which ", grad_input.device(),
+              " does not have; use float32");
   resize_launch("bilinear_backward", grad_output.contiguous(), grad_input, shape_of(grad_input, grad_output),
                 align_corners, scale_h, scale_w, grad_output.numel(), true);
 }

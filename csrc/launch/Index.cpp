@@ -3,11 +3,31 @@
 
 #include "launch/Launch.h"
 #include "launch/Sort.h"
+#include "runtime/Device.h"
 
 #include <ATen/ops/empty_like.h>
 #include <c10/core/DeviceGuard.h>
 
 namespace foo_cl::launch {
+
+bool has_atomics_for(const at::Tensor& out) {
+  return out.element_size() < 8 || runtime::device_info(out.device().index()).has_int64_atomics;
+}
+
+const char* fold_option(Fold fold) {
+  switch (fold) {
+    case Fold::kSum:
+      return "-DFOLD_SUM ";
+    case Fold::kProd:
+      return "-DFOLD_PROD ";
+    case Fold::kAmax:
+      return "-DFOLD_AMAX ";
+    case Fold::kAmin:
+      return "-DFOLD_AMIN ";
+    default:
+      return "-DFOLD_LAST ";
+  }
+}
 
 void launch_fold_sorted(const at::Tensor& out, const at::Tensor& keys, const at::Tensor& values, Fold fold) {
   TORCH_INTERNAL_ASSERT(out.dim() == 3 && values.dim() == 3 && out.is_contiguous() && values.is_contiguous() &&
@@ -22,10 +42,9 @@ void launch_fold_sorted(const at::Tensor& out, const at::Tensor& keys, const at:
   launch_sort_rows(rows, sorted, order, /*descending=*/false);
   const c10::ScalarType type = out.scalar_type();
   const c10::ScalarType acc = at::isReducedFloatingType(type) ? at::kFloat : type == at::kBool ? at::kLong : type;
-  const char* mode = fold == Fold::kSum ? "-DFOLD_SUM " : fold == Fold::kProd ? "-DFOLD_PROD " : "-DFOLD_LAST ";
   const int64_t n = values.numel();
   KernelCall(out.device().index(), "index/fold_sorted", "fold_sorted",
-             dtype_option("DT", type) + dtype_option("ACC", acc) + mode + index_option(n))
+             dtype_option("DT", type) + dtype_option("ACC", acc) + fold_option(fold) + index_option(n))
       .buffer(out.data_ptr())
       .buffer(values.const_data_ptr())
       .buffer(sorted.const_data_ptr())

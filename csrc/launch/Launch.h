@@ -22,10 +22,13 @@ namespace foo_cl::launch {
 constexpr int kMaxDims = 8;      // FOO_MAX_DIMS in kernels_cl/common.clh
 constexpr int kMaxOperands = 4;  // FOO_MAX_OPERANDS
 
+// foo_layout of kernels_cl/common.clh, whose strides are one flat operand-major array.
 struct StridedLayout {
   int64_t size[kMaxDims] = {};
   int64_t stride[kMaxOperands][kMaxDims] = {};  // bytes
 };
+static_assert(sizeof(StridedLayout) == sizeof(int64_t) * (kMaxDims + kMaxOperands * kMaxDims),
+              "StridedLayout must match foo_layout byte for byte");
 
 // The kernels_cl/common.clh name of a dtype ("float", "bfloat16", "int64", ...); raises for others.
 const char* dtype_name(c10::ScalarType type);

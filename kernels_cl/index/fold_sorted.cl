@@ -2,7 +2,8 @@
 // folding its values in their original order (deterministic, no atomics). `keys` are the rows,
 // sorted stably, `order` the values' original positions; the work-item at the start of a run folds
 // it in ACC (float for 16-bit floats: one rounding per row) and then writes out once.
-// Build options: DT, ACC (dtype names), FOLD_SUM, FOLD_PROD or FOLD_LAST (the last value wins), INDEX_T.
+// Build options: DT, ACC (dtype names), FOLD_SUM, FOLD_PROD, FOLD_AMAX, FOLD_AMIN (NaN wins, as in
+// CPU's scatter_reduce) or FOLD_LAST (the last value wins), INDEX_T.
 #include "common.clh"
 
 typedef FOO_STORAGE(DT) st;
@@ -12,6 +13,10 @@ typedef FOO_COMPUTE(ACC) acc_t;
 #define FOLD(a, b) ((a) + (b))
 #elif defined(FOLD_PROD)
 #define FOLD(a, b) ((a) * (b))
+#elif defined(FOLD_AMAX)
+#define FOLD(a, b) (((b) != (b) || (a) < (b)) ? (b) : (a))
+#elif defined(FOLD_AMIN)
+#define FOLD(a, b) (((b) != (b) || (b) < (a)) ? (b) : (a))
 #endif
 
 __kernel void fold_sorted(__global char* out, ulong out_offset, __global const char* values, ulong values_offset,
