@@ -793,6 +793,19 @@ def test_unique_dim_of_nan_and_signed_zero_rows_matches_cpu():
     torch.testing.assert_close(values[inverse].cpu(), x, rtol=0, atol=0, equal_nan=True)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64], ids=dtype_id)
+def test_unique_dim_keeps_every_nan_row_distinct(dtype):
+    # NaN in the leading column too, where CPU's comparator (not a strict weak order with NaN) leaves
+    # its order unspecified: what must hold is that no two rows holding NaN are merged.
+    x = torch.tensor([[nan, 1.0], [0.0, 2.0], [nan, 1.0], [nan, nan], [0.0, 2.0], [nan, nan], [2.0, nan]], dtype=dtype)
+    values, inverse, counts = torch.unique(x.to(FOO), dim=0, return_inverse=True, return_counts=True)
+    nan_rows = torch.isnan(x).any(1)
+    assert values.shape[0] == int(nan_rows.sum()) + 1  # every NaN row, and [0, 2] once
+    assert len(set(inverse[nan_rows.to(FOO)].tolist())) == int(nan_rows.sum())
+    assert sorted(counts.tolist()) == [1] * int(nan_rows.sum()) + [2]
+    torch.testing.assert_close(values[inverse].cpu(), x, rtol=0, atol=0, equal_nan=True)
+
+
 def test_unique_dim_of_empty_dimension_matches_cpu():
     x = torch.zeros(0, 3, dtype=torch.int64)
     assert_unique_like_cpu(x, x.to(FOO), 0)

@@ -6,6 +6,7 @@ import copy
 
 import pytest
 import torch
+import transformers
 from conftest import FOO
 from torch import nn
 
@@ -96,8 +97,6 @@ def test_conversions_without_foo_keep_pytorchs_behaviour():
 
 
 # ---- Hugging Face models with tied embeddings -------------------------------------------------------------
-
-transformers = pytest.importorskip("transformers")
 
 # No dropout: foo's random numbers differ from the CPU's, so dropout masks would too.
 TINY = {"vocab_size": 97, "max_position_embeddings": 32}
