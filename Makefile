@@ -6,16 +6,19 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SOURCES := setup.py $(shell find csrc kernels_cl -type f -not -path 'csrc/generated/*')
 
-.PHONY: test bench build system clean
+.PHONY: test bench build system test-system clean
 
 # One pytest worker per core: on a fresh machine most of the time goes to compiling kernels.
 TEST_WORKERS ?= auto
 
-# The suite runs twice: with the variants foo-cl picks for this machine's devices, then with the GPU
-# variants forced (FOO_CL_DEVICE_CLASS=gpu), so the code GPUs run is tested on CPU OpenCL drivers too.
-test: build
-	$(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
-	FOO_CL_DEVICE_CLASS=gpu $(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
+# The suite runs three times: on PoCL with the variants foo-cl picks for its devices, on PoCL with
+# the GPU variants forced (FOO_CL_DEVICE_CLASS=gpu), so the code GPUs run is tested on CPU OpenCL
+# drivers too, and on Mesa's rusticl (llvmpipe), a second implementation with fewer capabilities
+# (tests needing one it lacks skip, tests/capability_needs.txt).
+test: build test-system
+	FOO_CL_PLATFORM="Portable Computing Language" $(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	FOO_CL_PLATFORM="Portable Computing Language" FOO_CL_DEVICE_CLASS=gpu $(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	FOO_CL_PLATFORM=rusticl RUSTICL_ENABLE=llvmpipe $(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 bench: build
 	$(PY) -m benchmarks.run $(BENCH_ARGS)
@@ -24,6 +27,9 @@ build: $(VENV)/.foo-cl-built
 
 system:
 	@PYTHON=$(PYTHON) scripts/setup-system.sh
+
+test-system:
+	@PYTHON=$(PYTHON) scripts/setup-system.sh --test
 
 $(VENV)/.deps-installed: requirements.txt | system
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

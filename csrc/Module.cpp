@@ -40,7 +40,10 @@ py::dict describe(const runtime::DeviceInfo& info) {
   d["float_vector_width"] = info.float_vector_width;
   d["has_fp16"] = info.has_fp16;
   d["has_fp64"] = info.has_fp64;
+  d["has_fma"] = info.has_fma;
+  d["has_denormals"] = info.has_denormals;
   d["has_int64_atomics"] = info.has_int64_atomics;
+  d["loop_iteration_limit"] = info.loop_iteration_limit;
   d["extensions"] = info.extensions;
   return d;
 }

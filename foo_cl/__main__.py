@@ -45,7 +45,8 @@ def _capabilities(d: dict) -> str:
         f"constant buffer {_bytes(d['constant_buffer_size'])}\n"
         f"      work-group size {d['max_work_group_size']}, kernel arguments {d['max_parameter_size']} bytes, "
         f"float vector width {d['float_vector_width']}, fp16 {yes_no[d['has_fp16']]}, "
-        f"fp64 {yes_no[d['has_fp64']]}, 64-bit atomics {yes_no[d['has_int64_atomics']]}"
+        f"fp64 {yes_no[d['has_fp64']]}, float32 fma {yes_no[d['has_fma']]}, denormals {yes_no[d['has_denormals']]}, "
+        f"64-bit atomics {yes_no[d['has_int64_atomics']]}"
     )
 
 
@@ -116,6 +117,9 @@ def main() -> int:
         choices = _C._device_choices(index)
         print(f"  foo:{index}: {torch.foo.get_device_name(index)}")
         print(f"    variants: {choices['device_class']}")
+        limit = used[index]["loop_iteration_limit"]
+        if limit:
+            print(f"    loops: the driver ends a work-item's loops after {limit} iterations; longer loops give wrong results")
         print(f"    GEMM: {choices['gemm']}")
         results = self_test(index)
         print("    self-test against the CPU:")

@@ -158,13 +158,17 @@ class _DeviceProperties:
     float_vector_width: int
     has_fp16: bool
     has_fp64: bool
+    has_fma: bool  # float32 fused multiply-add
+    has_denormals: bool  # float32 denormals kept rather than flushed to zero
     has_int64_atomics: bool
+    loop_iteration_limit: int  # iterations a work-item runs before the driver ends its loops; 0: no limit
     extensions: str
 
 
 def get_device_properties(device: DeviceLike = None) -> _DeviceProperties:
     """Name, vendor, driver and OpenCL versions, memory, compute units, work-group and argument limits,
-    float vector width, fp16/fp64/64-bit atomics support and the extension string."""
+    float vector width, fp16/fp64/fused multiply-add/denormal/64-bit atomics support, the driver's loop-iteration limit (0 for none) and the
+    extension string."""
     return _DeviceProperties(**_C._device_properties(_checked_index(device)))
 
 

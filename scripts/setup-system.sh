@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages foo-cl needs when they are missing: a C++ compiler, Python
 # headers and venv, the OpenCL headers and ICD loader, and PoCL when no OpenCL platform is installed.
+# With --test, also the two OpenCL implementations the tests run on: PoCL and Mesa's rusticl.
 # Without root it names the packages to install and stops.
 set -euo pipefail
 PYTHON=${PYTHON:-python3}
@@ -10,7 +11,12 @@ command -v g++ >/dev/null || missing+=(g++)
 command -v make >/dev/null || missing+=(make)
 [ -f /usr/include/CL/cl.h ] || missing+=(opencl-headers)
 [ "$(g++ -print-file-name=libOpenCL.so 2>/dev/null)" != "libOpenCL.so" ] || missing+=(ocl-icd-opencl-dev)
-ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || missing+=(pocl-opencl-icd)
+if [ "${1:-}" = "--test" ]; then
+  [ -f /etc/OpenCL/vendors/pocl.icd ] || missing+=(pocl-opencl-icd)
+  [ -f /etc/OpenCL/vendors/rusticl.icd ] || missing+=(mesa-opencl-icd)
+else
+  ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || missing+=(pocl-opencl-icd)
+fi
 "$PYTHON" -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
   2>/dev/null || missing+=(python3-dev)
 "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)

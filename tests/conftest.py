@@ -209,18 +209,51 @@ def _restore_current_device() -> Iterator[None]:
     torch.foo.set_device(0)
 
 
+# What foo:0 can do, for the tests that need a capability some OpenCL devices lack.
+PROPERTIES = torch.foo.get_device_properties(FOO)
+HAS_FP64 = PROPERTIES.has_fp64
+NO_FP64 = f"foo:0 ({PROPERTIES.name}) has no cl_khr_fp64"
+
+# The capabilities tests/capability_needs.txt names, and whether foo:0 has each.
+CAPABILITIES = {
+    "fp64": HAS_FP64,
+    "fma": PROPERTIES.has_fma,
+    "denormals": PROPERTIES.has_denormals,
+    "long_loops": PROPERTIES.loop_iteration_limit == 0,
+}
+
+# The dtypes a test can run on foo:0.
+DEVICE_DTYPES = [d for d in DTYPES if HAS_FP64 or d != torch.float64]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "two_devices: needs foo:0 and foo:1 (skipped with a single OpenCL device)")
+    config.addinivalue_line("markers", "fp64: computes in float64 on foo (skipped on devices without cl_khr_fp64)")
+
+
+def _mentions_float64(value: object) -> bool:
+    """Whether a test parameter is float64, holds it, or is the name of a case in float64."""
+    if isinstance(value, (tuple, list)):
+        return any(_mentions_float64(v) for v in value)
+    return value is torch.float64 or (isinstance(value, str) and "float64" in value)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     skip = pytest.mark.skip(reason=f"needs two foo devices, found {torch.foo.device_count()}")
+    no_fp64 = pytest.mark.skip(reason=NO_FP64)
     known = _known_differences()
+    needs = _capability_needs()
     for item in items:
         if "two_devices" in item.keywords and torch.foo.device_count() < 2:
             item.add_marker(skip)
+        params = item.callspec.params.values() if hasattr(item, "callspec") else ()
+        if not HAS_FP64 and ("fp64" in item.keywords or any(_mentions_float64(v) for v in params)):
+            item.add_marker(no_fp64)
         if item.nodeid in known:
             item.add_marker(pytest.mark.xfail(reason=known[item.nodeid], strict=False))
+        for capability, reason in needs.get(item.nodeid, []):
+            if not CAPABILITIES[capability]:
+                item.add_marker(pytest.mark.skip(reason=f"foo:0 ({PROPERTIES.name}) lacks {capability}: {reason}"))
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
@@ -282,6 +315,21 @@ def _known_differences() -> dict[str, str]:
     return known
 
 
+# Tests that need a device capability beyond what they are parametrised over, one
+# "<capability> | <test node id> | <reason>" per line; skipped on devices without it (CAPABILITIES).
+CAPABILITY_NEEDS = Path(__file__).with_name("capability_needs.txt")
+
+
+def _capability_needs() -> dict[str, list[tuple[str, str]]]:
+    needs: dict[str, list[tuple[str, str]]] = {}
+    for line in CAPABILITY_NEEDS.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            capability, node, reason = (part.strip() for part in line.split(" | ", 2))
+            assert capability in CAPABILITIES, f"{CAPABILITY_NEEDS.name}: unknown capability {capability!r}"
+            needs.setdefault(node, []).append((capability, reason))
+    return needs
+
+
 def opinfo_failures(
     op, dtypes: list[torch.dtype], samples_per_dtype: int, tolerances: Mapping, keep=None, announce: bool = False
 ) -> list[str]:
@@ -289,7 +337,7 @@ def opinfo_failures(
     (those `keep(sample)` accepts) on both devices; describes each that differs. With `announce`, names
     each sample on stderr before running it (for runs in a separate process that might crash)."""
     failures = []
-    for dtype in [d for d in dtypes if d in op.supported_dtypes("cpu")]:
+    for dtype in [d for d in dtypes if d in op.supported_dtypes("cpu") and d in DEVICE_DTYPES]:
         for i, sample in enumerate(itertools.islice(op.sample_inputs("cpu", dtype), samples_per_dtype)):
             if keep is not None and not keep(sample):
                 continue

@@ -2,6 +2,7 @@
 // (kernels_cl/scan/scan.cl), on contiguous [outer, dim, inner] views.
 #include "aten/Structured.h"
 #include "launch/Launch.h"
+#include "runtime/Device.h"
 
 #include <ATen/WrapDimUtils.h>
 #include <ATen/ops/cumprod_meta.h>
@@ -28,6 +29,10 @@ void scan(const Tensor& self, const Tensor& out, const Tensor& indices, int64_t 
     size = input.size(dim);
     for (int64_t d = dim + 1; d < input.dim(); ++d) inner *= input.size(d);
   }
+  // NOTE: a work-item walks a whole row, which a driver that ends loops early would cut short.
+  const int64_t limit = runtime::device_info(out.device().index()).loop_iteration_limit;
+  TORCH_CHECK(limit == 0 || size < limit, "foo-cl: cumulative ops along a dim of ", size, " elements is not supported on ",
+              out.device(), ", whose OpenCL driver ends a work-item's loops after ", limit, " iterations");
   const c10::ScalarType out_type = out.scalar_type();
   const c10::ScalarType compute = out_type == at::kHalf || out_type == at::kBFloat16 ? at::kFloat : out_type;
   const std::string options = launch::dtype_option("IN0", input.scalar_type()) + launch::dtype_option("OUT", out_type) +

@@ -76,9 +76,6 @@ void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b
     B = B.contiguous();
     nn = true;
   }
-  const GemmShape shape{M,           N,           K,           A.stride(1), A.stride(2), A.stride(0),
-                        B.stride(1), B.stride(2), B.stride(0), result.stride(1), result.stride(2), result.stride(0),
-                        use_d ? D.stride(1) : 0, use_d ? D.stride(2) : 0, use_d ? D.stride(0) : 0};
   const int tm = nn ? tiles.nn_tm : tiles.nt_tm;
   // Narrow outputs take fewer vectors per work-item, so fewer columns fall to the element-wise edge.
   const int nv = static_cast<int>(std::clamp<int64_t>(N / tiles.nn_vw, 1, tiles.nn_nv));
@@ -87,18 +84,44 @@ void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b
                         " -DVW=" + std::to_string(nn ? tiles.nn_vw : tiles.nt_vw) +
                         // gemm_nt shares the program but not NV: a fixed NV keeps it one build.
                         " -DNV=" + std::to_string(nn ? nv : tiles.nn_nv);
-
-  KernelCall call(device, "blas/gemm", nn ? "gemm_nn" : "gemm_nt", options);
-  // With K == 0 the operands are empty and never read: any buffer fills their slots.
-  auto operand = [&](const at::Tensor& t) { return t.numel() > 0 ? t.const_data_ptr() : result.const_data_ptr(); };
-  call.buffer(result.const_data_ptr()).buffer(operand(A)).buffer(operand(B));
-  call.buffer(D.const_data_ptr()).value(shape);
-  call.scalar(alpha, compute).scalar(use_d ? beta : c10::Scalar(0), compute);
   const size_t local = static_cast<size_t>(std::min<int64_t>(tiles.local, ceil_div(M, tm)));
   const size_t global[3] = {static_cast<size_t>(ceil_div(ceil_div(M, tm), local)) * local,
                             static_cast<size_t>(ceil_div(N, tn)), static_cast<size_t>(result.size(0))};
   const size_t locals[3] = {local, 1, 1};
-  call.launch_nd(global, locals);
+
+  // A work-item at the edge of C loops TM x TN x K times: on a device that ends loops early, K is
+  // cut into chunks that stay under its limit, each chunk adding to the last one's result.
+  const int64_t limit = runtime::device_info(device).loop_iteration_limit;
+  const int64_t k_chunk = limit > 0 ? std::max<int64_t>(1, limit / (tm * tn) - 16) : std::max<int64_t>(K, 1);
+  for (int64_t k0 = 0; k0 < std::max<int64_t>(K, 1); k0 += k_chunk) {
+    const int64_t k = std::min(k_chunk, K - k0);
+    const at::Tensor a_chunk = A.narrow(2, k0, k), b_chunk = B.narrow(1, k0, k);
+    const bool first = k0 == 0;
+    const at::Tensor& addend = first ? D : result;
+    const bool add = first ? use_d : true;
+    const GemmShape shape{M,
+                          N,
+                          k,
+                          a_chunk.stride(1),
+                          a_chunk.stride(2),
+                          a_chunk.stride(0),
+                          b_chunk.stride(1),
+                          b_chunk.stride(2),
+                          b_chunk.stride(0),
+                          result.stride(1),
+                          result.stride(2),
+                          result.stride(0),
+                          add ? addend.stride(1) : 0,
+                          add ? addend.stride(2) : 0,
+                          add ? addend.stride(0) : 0};
+    KernelCall call(device, "blas/gemm", nn ? "gemm_nn" : "gemm_nt", options);
+    // With K == 0 the operands are empty and never read: any buffer fills their slots.
+    auto operand = [&](const at::Tensor& t) { return t.numel() > 0 ? t.const_data_ptr() : result.const_data_ptr(); };
+    call.buffer(result.const_data_ptr()).buffer(operand(a_chunk)).buffer(operand(b_chunk));
+    call.buffer(addend.const_data_ptr()).value(shape);
+    call.scalar(alpha, compute).scalar(!add ? c10::Scalar(0) : first ? beta : c10::Scalar(1), compute);
+    call.launch_nd(global, locals);
+  }
   if (!result.is_same(out)) out.copy_(result);
 }
 

@@ -90,8 +90,10 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   info.max_work_group_size = device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
   info.max_parameter_size = device_value<size_t>(id, CL_DEVICE_MAX_PARAMETER_SIZE);
   info.constant_buffer_size = device_value<cl_ulong>(id, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
-  info.correctly_rounded_sqrt =
-      device_value<cl_device_fp_config>(id, CL_DEVICE_SINGLE_FP_CONFIG) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+  const auto single_fp = device_value<cl_device_fp_config>(id, CL_DEVICE_SINGLE_FP_CONFIG);
+  info.correctly_rounded_sqrt = single_fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+  info.has_fma = single_fp & CL_FP_FMA;
+  info.has_denormals = single_fp & CL_FP_DENORM;
   info.extensions = device_string(id, CL_DEVICE_EXTENSIONS);
   info.float_vector_width = device_value<cl_uint>(info.id, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT);
   info.has_fp16 = info.extensions.find("cl_khr_fp16") != std::string::npos;
@@ -101,6 +103,46 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   const char* forced = forced_device_class();
   info.cpu_class = forced ? std::string(forced) == "cpu" : (info.type & CL_DEVICE_TYPE_CPU) != 0;
   return info;
+}
+
+// NOTE: Mesa 22's llvmpipe (Debian 12's rusticl) ends every loop of a work-item once the
+// work-item has run 65535 iterations in all, and says nothing: long reductions, scans and GEMM
+// tiles come out wrong. One work-item counting through kProbeIterations iterations (each adding a
+// value read from memory, so no compiler folds the loop) tells whether and where a device stops.
+constexpr cl_uint kProbeIterations = 1 << 18;
+constexpr const char* kProbeSource =
+    "__kernel void count(__global uint* data, uint n) {\n"
+    "  uint c = 0;\n"
+    "  for (uint i = 0; i < n; ++i) c += data[1 + (i & 1)];\n"
+    "  data[0] = c;\n"
+    "}\n";
+
+int64_t probe_loop_iteration_limit(const DeviceInfo& info) {
+  cl_int err = CL_SUCCESS;
+  const char* source = kProbeSource;
+  cl_program program = clCreateProgramWithSource(info.context, 1, &source, nullptr, &err);
+  if (err != CL_SUCCESS) return 0;
+  cl_uint data[3] = {0, 1, 1};  // the count, then the two ones it adds
+  const cl_uint n = kProbeIterations;
+  const size_t one = 1;
+  cl_kernel kernel = nullptr;
+  cl_command_queue queue = nullptr;
+  cl_mem buffer = nullptr;
+  const bool ran = clBuildProgram(program, 1, &info.id, "", nullptr, nullptr) == CL_SUCCESS &&
+                   (kernel = clCreateKernel(program, "count", &err)) != nullptr &&
+                   (queue = clCreateCommandQueue(info.context, info.id, 0, &err)) != nullptr &&
+                   (buffer = clCreateBuffer(info.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(data),
+                                            data, &err)) != nullptr &&
+                   clSetKernelArg(kernel, 0, sizeof(cl_mem), &buffer) == CL_SUCCESS &&
+                   clSetKernelArg(kernel, 1, sizeof(n), &n) == CL_SUCCESS &&
+                   clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &one, &one, 0, nullptr, nullptr) == CL_SUCCESS &&
+                   clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(cl_uint), data, 0, nullptr, nullptr) ==
+                       CL_SUCCESS;
+  if (buffer) clReleaseMemObject(buffer);
+  if (queue) clReleaseCommandQueue(queue);
+  if (kernel) clReleaseKernel(kernel);
+  clReleaseProgram(program);
+  return ran && data[0] < n ? data[0] : 0;
 }
 
 std::vector<cl_platform_id> platform_ids() {
@@ -138,6 +180,14 @@ std::vector<DeviceInfo> enumerate() {
                    cl_error_name(err));
         continue;
       }
+      info.loop_iteration_limit = probe_loop_iteration_limit(info);
+      if (info.loop_iteration_limit > 0) {
+        TORCH_WARN("foo-cl: OpenCL device '", info.name, "' (", info.platform_name, ") silently ends a work-item's ",
+                   "loops after ", info.loop_iteration_limit, " iterations (Mesa 22's llvmpipe does): ",
+                   "foo takes its GPU variants there, whose work-items loop the least, but an op that loops longer ",
+                   "in one work-item gives wrong results. Prefer another OpenCL driver for this device.");
+        if (!forced_device_class()) info.cpu_class = false;
+      }
       devices.push_back(std::move(info));
     }
   }
@@ -170,6 +220,10 @@ thread_local c10::DeviceIndex tls_current_device = 0;
 std::string device_class_reason(const DeviceInfo& info) {
   const std::string cls = info.cpu_class ? "cpu" : "gpu";
   if (forced_device_class()) return cls + " (forced by FOO_CL_DEVICE_CLASS)";
+  if (info.loop_iteration_limit > 0) {
+    return cls + " (its work-items stop looping after " + std::to_string(info.loop_iteration_limit) +
+           " iterations: the GPU variants loop the least)";
+  }
   return cls + ((info.type & CL_DEVICE_TYPE_CPU) ? " (a CPU device)" : " (not a CPU device)");
 }
 

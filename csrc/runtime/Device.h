@@ -29,11 +29,17 @@ struct DeviceInfo {
   uint32_t float_vector_width = 1;  // CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT (8 for AVX2, 16 for AVX-512)
   bool has_fp16 = false;
   bool correctly_rounded_sqrt = false;  // float32 divide and sqrt can be IEEE-exact
+  bool has_fma = false;                 // float32 fused multiply-add (CL_FP_FMA)
+  bool has_denormals = false;           // float32 denormals are kept, not flushed to zero (CL_FP_DENORM)
   bool has_fp64 = false;
   bool has_int64_atomics = false;  // cl_khr_int64_base_atomics
+  // How many loop iterations in all a work-item runs before the device silently ends its loops; 0
+  // when it runs them all (measured by a probe kernel when the device is opened).
+  int64_t loop_iteration_limit = 0;
   // Whether launchers take the variants made for CPU-like devices (caches, wide vectors, one item
   // per work-group) rather than those for GPUs: the device type, unless FOO_CL_DEVICE_CLASS=cpu|gpu
-  // forces one class on every device (so the GPU variants are tested on CPU implementations).
+  // forces one class on every device (so the GPU variants are tested on CPU implementations). A
+  // device with a loop_iteration_limit takes the GPU variants, whose work-items loop the least.
   bool cpu_class = false;
 };
 
