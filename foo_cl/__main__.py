@@ -119,7 +119,9 @@ def main() -> int:
         print(f"    variants: {choices['device_class']}")
         limit = used[index]["loop_iteration_limit"]
         if limit:
-            print(f"    loops: the driver ends a work-item's loops after {limit} iterations; longer loops give wrong results")
+            print(
+                f"    loops: the driver ends a work-item's loops after {limit} iterations; longer loops give wrong results"
+            )
         print(f"    GEMM: {choices['gemm']}")
         results = self_test(index)
         print("    self-test against the CPU:")

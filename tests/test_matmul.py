@@ -272,3 +272,10 @@ def test_invalid_operands_raise_like_cpu(case):
     fn, shapes, dtypes = case
     cpu = [normal(shape, dtype, seed=0) for shape, dtype in zip(shapes, dtypes)]
     assert run_like_cpu(lambda: fn(*cpu), lambda: fn(*(t.to(FOO) for t in cpu))) is None
+
+
+def test_long_k_matches_cpu_on_devices_that_end_loops_early():
+    # A work-item at the edge of C loops TM x TN x K times: past 65535 iterations in all Mesa 22's
+    # llvmpipe stops it silently, so foo splits K there; elsewhere this is one launch.
+    a, b = normal((2, 17, 5000), torch.float32, seed=1), normal((2, 5000, 9), torch.float32, seed=2)
+    torch.testing.assert_close(torch.bmm(a.to(FOO), b.to(FOO)).cpu(), torch.bmm(a, b), rtol=1e-4, atol=1e-3)

@@ -411,3 +411,11 @@ def test_repeated_dims_and_more_than_64_dims_raise_like_cpu(fn, dims):
     x = reduction_values((3, 4), torch.float32) if dims != "over_64" else reduction_values((1,) * 65, torch.float32)
     dim = {"repeated": (0, 0), "negative_repeat": (1, -1), "over_64": tuple(range(65))}[dims]
     assert run_like_cpu(lambda: fn(x, dim=dim), lambda: fn(x.to(FOO), dim=dim)) is None, "the CPU accepted it"
+
+
+def test_a_scan_longer_than_the_drivers_loop_limit_raises_naming_it():
+    limit = torch.foo.get_device_properties(FOO).loop_iteration_limit
+    if limit == 0:
+        pytest.skip("foo:0's driver runs loops of any length")
+    with pytest.raises(RuntimeError, match=f"ends a work-item's loops after {limit} iterations"):
+        torch.ones(limit + 1, device=FOO).cumsum(0)

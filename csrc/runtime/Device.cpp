@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <vector>
@@ -78,6 +79,7 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   info.type = device_value<cl_device_type>(id, CL_DEVICE_TYPE);
   info.name = device_string(id, CL_DEVICE_NAME);
   info.vendor = device_string(id, CL_DEVICE_VENDOR);
+  info.vendor_id = device_value<cl_uint>(id, CL_DEVICE_VENDOR_ID);
   info.driver_version = device_string(id, CL_DRIVER_VERSION);
   info.opencl_version = device_string(id, CL_DEVICE_VERSION);
   info.opencl_c_version = device_string(id, CL_DEVICE_OPENCL_C_VERSION);
@@ -161,6 +163,38 @@ std::vector<cl_device_id> device_ids(cl_platform_id platform, cl_device_type typ
   return ids;
 }
 
+// "OpenCL 3.0 Mesa ..." -> 300, for ordering the versions platforms report.
+int opencl_version_number(const std::string& version) {
+  int major = 0, minor = 0;
+  std::sscanf(version.c_str(), "OpenCL %d.%d", &major, &minor);
+  return major * 100 + minor;
+}
+
+// NOTE: Mesa installs two platforms, rusticl and the older Clover, that both drive AMD GPUs, so one
+// GPU would be two foo devices. Of the devices two platforms both show (same vendor id and name),
+// only those of the platform with the newer OpenCL version stay.
+void drop_devices_shown_twice(std::vector<DeviceInfo>& devices) {
+  auto same_device = [](const DeviceInfo& a, const DeviceInfo& b) {
+    return a.platform != b.platform && a.vendor_id == b.vendor_id && a.name == b.name;
+  };
+  std::vector<bool> shadowed(devices.size());
+  for (size_t i = 0; i < devices.size(); ++i) {
+    for (const DeviceInfo& other : devices) {
+      shadowed[i] = shadowed[i] || (same_device(devices[i], other) && opencl_version_number(other.opencl_version) >
+                                                                          opencl_version_number(devices[i].opencl_version));
+    }
+  }
+  std::vector<DeviceInfo> kept;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (shadowed[i]) {
+      clReleaseContext(devices[i].context);
+    } else {
+      kept.push_back(std::move(devices[i]));
+    }
+  }
+  devices = std::move(kept);
+}
+
 std::vector<DeviceInfo> enumerate() {
   std::vector<DeviceInfo> devices;
   const char* platform_filter = std::getenv("FOO_CL_PLATFORM");
@@ -191,6 +225,7 @@ std::vector<DeviceInfo> enumerate() {
       devices.push_back(std::move(info));
     }
   }
+  drop_devices_shown_twice(devices);
   // GPUs first, so foo:0 is the fastest device on a machine that also has a CPU OpenCL driver.
   std::stable_sort(devices.begin(), devices.end(), [](const DeviceInfo& a, const DeviceInfo& b) {
     return (a.type & CL_DEVICE_TYPE_GPU) > (b.type & CL_DEVICE_TYPE_GPU);

@@ -19,6 +19,7 @@ struct DeviceInfo {
   cl_device_type type = 0;
   std::string name, vendor, driver_version, opencl_version, opencl_c_version, platform_name, platform_version;
   std::string extensions;
+  uint32_t vendor_id = 0;  // CL_DEVICE_VENDOR_ID (the PCI vendor for GPUs)
   uint64_t global_mem_size = 0;
   uint64_t max_alloc_size = 0;
   uint64_t local_mem_size = 0;
