@@ -15,10 +15,13 @@ TEST_WORKERS ?= auto
 # the GPU variants forced (FOO_CL_DEVICE_CLASS=gpu), so the code GPUs run is tested on CPU OpenCL
 # drivers too, and on Mesa's rusticl (llvmpipe), a second implementation with fewer capabilities
 # (tests needing one it lacks skip, tests/capability_needs.txt).
+POCL := FOO_CL_PLATFORM="Portable Computing Language"
+RUSTICL := FOO_CL_PLATFORM=rusticl RUSTICL_ENABLE=llvmpipe
+PYTEST := $(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
 test: build test-system
-	FOO_CL_PLATFORM="Portable Computing Language" $(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
-	FOO_CL_PLATFORM="Portable Computing Language" FOO_CL_DEVICE_CLASS=gpu $(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
-	FOO_CL_PLATFORM=rusticl RUSTICL_ENABLE=llvmpipe $(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	$(POCL) $(PYTEST)
+	$(POCL) FOO_CL_DEVICE_CLASS=gpu $(PYTEST)
+	$(RUSTICL) $(PYTEST)
 
 bench: build
 	$(PY) -m benchmarks.run $(BENCH_ARGS)

@@ -167,8 +167,8 @@ class _DeviceProperties:
 
 def get_device_properties(device: DeviceLike = None) -> _DeviceProperties:
     """Name, vendor, driver and OpenCL versions, memory, compute units, work-group and argument limits,
-    float vector width, fp16/fp64/fused multiply-add/denormal/64-bit atomics support, the driver's loop-iteration limit (0 for none) and the
-    extension string."""
+    float vector width, fp16/fp64/fused multiply-add/denormal/64-bit atomics support, the driver's
+    loop-iteration limit (0 for none) and the extension string."""
     return _DeviceProperties(**_C._device_properties(_checked_index(device)))
 
 

@@ -209,26 +209,22 @@ def _restore_current_device() -> Iterator[None]:
     torch.foo.set_device(0)
 
 
-# What foo:0 can do, for the tests that need a capability some OpenCL devices lack.
+# What foo:0 can do, for the tests that need a capability some OpenCL devices lack: the ones
+# tests/capability_needs.txt names, and whether foo:0 has each.
 PROPERTIES = torch.foo.get_device_properties(FOO)
-HAS_FP64 = PROPERTIES.has_fp64
-NO_FP64 = f"foo:0 ({PROPERTIES.name}) has no cl_khr_fp64"
-
-# The capabilities tests/capability_needs.txt names, and whether foo:0 has each.
 CAPABILITIES = {
-    "fp64": HAS_FP64,
+    "fp64": PROPERTIES.has_fp64,
     "fma": PROPERTIES.has_fma,
     "denormals": PROPERTIES.has_denormals,
     "long_loops": PROPERTIES.loop_iteration_limit == 0,
 }
 
 # The dtypes a test can run on foo:0.
-DEVICE_DTYPES = [d for d in DTYPES if HAS_FP64 or d != torch.float64]
+DEVICE_DTYPES = [d for d in DTYPES if CAPABILITIES["fp64"] or d != torch.float64]
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "two_devices: needs foo:0 and foo:1 (skipped with a single OpenCL device)")
-    config.addinivalue_line("markers", "fp64: computes in float64 on foo (skipped on devices without cl_khr_fp64)")
 
 
 def _mentions_float64(value: object) -> bool:
@@ -240,18 +236,18 @@ def _mentions_float64(value: object) -> bool:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     skip = pytest.mark.skip(reason=f"needs two foo devices, found {torch.foo.device_count()}")
-    no_fp64 = pytest.mark.skip(reason=NO_FP64)
     known = _known_differences()
     needs = _capability_needs()
     for item in items:
         if "two_devices" in item.keywords and torch.foo.device_count() < 2:
             item.add_marker(skip)
-        params = item.callspec.params.values() if hasattr(item, "callspec") else ()
-        if not HAS_FP64 and ("fp64" in item.keywords or any(_mentions_float64(v) for v in params)):
-            item.add_marker(no_fp64)
         if item.nodeid in known:
             item.add_marker(pytest.mark.xfail(reason=known[item.nodeid], strict=False))
-        for capability, reason in needs.get(item.nodeid, []):
+        params = item.callspec.params.values() if hasattr(item, "callspec") else ()
+        item_needs = needs.get(item.nodeid, [])
+        if any(_mentions_float64(v) for v in params):
+            item_needs = [*item_needs, ("fp64", "a float64 case")]
+        for capability, reason in item_needs:
             if not CAPABILITIES[capability]:
                 item.add_marker(pytest.mark.skip(reason=f"foo:0 ({PROPERTIES.name}) lacks {capability}: {reason}"))
 

@@ -214,18 +214,20 @@ std::vector<DeviceInfo> enumerate() {
                    cl_error_name(err));
         continue;
       }
-      info.loop_iteration_limit = probe_loop_iteration_limit(info);
-      if (info.loop_iteration_limit > 0) {
-        TORCH_WARN("foo-cl: OpenCL device '", info.name, "' (", info.platform_name, ") silently ends a work-item's ",
-                   "loops after ", info.loop_iteration_limit, " iterations (Mesa 22's llvmpipe does): ",
-                   "foo takes its GPU variants there, whose work-items loop the least, but an op that loops longer ",
-                   "in one work-item gives wrong results. Prefer another OpenCL driver for this device.");
-        if (!forced_device_class()) info.cpu_class = false;
-      }
       devices.push_back(std::move(info));
     }
   }
   drop_devices_shown_twice(devices);
+  for (DeviceInfo& info : devices) {
+    info.loop_iteration_limit = probe_loop_iteration_limit(info);
+    if (info.loop_iteration_limit > 0) {
+      TORCH_WARN("foo-cl: OpenCL device '", info.name, "' (", info.platform_name, ") silently ends a work-item's ",
+                 "loops after ", info.loop_iteration_limit, " iterations (Mesa 22's llvmpipe does): ",
+                 "foo takes its GPU variants there, whose work-items loop the least, but an op that loops longer ",
+                 "in one work-item gives wrong results. Prefer another OpenCL driver for this device.");
+      if (!forced_device_class()) info.cpu_class = false;
+    }
+  }
   // GPUs first, so foo:0 is the fastest device on a machine that also has a CPU OpenCL driver.
   std::stable_sort(devices.begin(), devices.end(), [](const DeviceInfo& a, const DeviceInfo& b) {
     return (a.type & CL_DEVICE_TYPE_GPU) > (b.type & CL_DEVICE_TYPE_GPU);
