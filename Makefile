@@ -12,15 +12,16 @@ SOURCES := setup.py $(shell find csrc kernels_cl -type f -not -path 'csrc/genera
 TEST_WORKERS ?= auto
 
 # The suite runs three times: on PoCL with the variants foo-cl picks for its devices, on PoCL with
-# the GPU variants forced (FOO_CL_DEVICE_CLASS=gpu), so the code GPUs run is tested on CPU OpenCL
-# drivers too, and on Mesa's rusticl (llvmpipe), a second implementation with fewer capabilities
+# the GPU variants forced (FOO_CL_DEVICE_CLASS=gpu) and an embedded profile's 256-byte kernel
+# argument limit, so the code GPUs and small devices run is tested on CPU OpenCL drivers too, and
+# on Mesa's rusticl (llvmpipe), a second implementation with fewer capabilities
 # (tests needing one it lacks skip, tests/capability_needs.txt).
 POCL := FOO_CL_PLATFORM="Portable Computing Language"
 RUSTICL := FOO_CL_PLATFORM=rusticl RUSTICL_ENABLE=llvmpipe
 PYTEST := $(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
 test: build test-system
 	$(POCL) $(PYTEST)
-	$(POCL) FOO_CL_DEVICE_CLASS=gpu $(PYTEST)
+	$(POCL) FOO_CL_DEVICE_CLASS=gpu FOO_CL_MAX_PARAMETER_SIZE=256 $(PYTEST)
 	$(RUSTICL) $(PYTEST)
 
 bench: build

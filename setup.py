@@ -16,7 +16,7 @@ def embed_kernel_sources() -> None:
     """Writes every kernels_cl/ file into a C++ table; rewrites only on change to keep rebuilds incremental."""
     entries = []
     for path in sorted((ROOT / "kernels_cl").rglob("*")):
-        if path.suffix not in (".cl", ".clh"):
+        if path.suffix not in (".cl", ".clh", ".h"):
             continue
         text = path.read_text()
         delimiter = "FOO_CL_SRC"
@@ -71,7 +71,7 @@ setup(
         CppExtension(
             "foo_cl._C",
             sources,
-            include_dirs=[str(ROOT / "csrc")],
+            include_dirs=[str(ROOT / "csrc"), str(ROOT / "kernels_cl")],
             define_macros=[("FOO_CL_VERSION", f'"{VERSION}"')],
             extra_compile_args=["-O2", "-Wno-deprecated-declarations"],
             libraries=["OpenCL"],

@@ -365,6 +365,27 @@ def test_layer_norm_of_16_bit_input_matches_cpu(dtype, params_dtype):
     )
 
 
+LONG_BLOCKS = {
+    "layer_norm": (lambda x, w, b: F.layer_norm(x, (150000,), w, b), [(2, 150000), (150000,), (150000,)]),
+    "batch_norm": (lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [(2, 2, 300, 300), (2,), (2,)]),
+    "batch_norm_eval": (
+        lambda x, w, b: F.batch_norm(x, torch.zeros_like(w), torch.ones_like(w), w, b),
+        [(2, 2, 300, 300), (2,), (2,)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", LONG_BLOCKS)
+def test_normalization_of_few_long_rows_matches_cpu(case):
+    """Two rows of 150000 elements, or two channels of 180000: every work-item shares the elements, so no
+    work-item loops over a whole row (a driver that ends loops early gave wrong values), and the statistics
+    sum in blocks, so they stay as accurate as the CPU's. The weight and bias gradients are sums of 360000 terms,
+    which the CPU rounds differently (each device is within 2e-6 of a float64 reference)."""
+    fn, shapes = LONG_BLOCKS[case]
+    inputs = [randn(*shape, seed=i) * (i + 1) + i for i, shape in enumerate(shapes)]
+    check_gradients(fn, inputs, tolerances={torch.float32: {"rtol": 1e-4, "atol": 1e-4}})
+
+
 GROUP_NORM_SHAPES = {"2d": (4, 6), "3d": (3, 6, 7), "4d": (2, 6, 4, 5)}
 
 

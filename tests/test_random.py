@@ -158,7 +158,7 @@ def test_full_range_int64_draws_are_philox_words(seed, offset):
 
 @pytest.mark.parametrize("seed", SEEDS, ids=hex)
 def test_float32_uniforms_are_the_top_24_bits_of_philox_words(seed):
-    """The 32-bit layout: rand's float32 values are word >> 8 scaled by 2^-24 (philox.clh)."""
+    """The 32-bit layout: rand's float32 values are word >> 8 scaled by 2^-24 (kernels_cl/random/philox.clh)."""
     u = torch.rand(SMALL, device=FOO, generator=gen(seed)).cpu()
     assert (u * 2**24).long().tolist() == [w >> 8 for w in reference_words32(seed, 0, SMALL)]
 

@@ -413,6 +413,26 @@ def test_repeated_dims_and_more_than_64_dims_raise_like_cpu(fn, dims):
     assert run_like_cpu(lambda: fn(x, dim=dim), lambda: fn(x.to(FOO), dim=dim)) is None, "the CPU accepted it"
 
 
+INTERLEAVED = {
+    "sum": lambda x, dims: x.sum(dims),
+    "amax_keepdim": lambda x, dims: x.amax(dims, keepdim=True),
+    "var": lambda x, dims: x.var(dims),
+    "argmax": lambda x, dims: x.flatten(0, 1).argmax(0),
+    "max_dim": lambda x, dims: x.max(-1),
+}
+
+
+@pytest.mark.parametrize("fn", INTERLEAVED.values(), ids=INTERLEAVED.keys())
+def test_kept_and_reduced_dims_interleaving_beyond_one_launch_match_cpu(fn):
+    """18 dims reduced every other one: 9 groups of kept and 9 of reduced dims, more than one launch's
+    layouts take, so the launcher reduces a copy with the kept dims first (and with a permuted input,
+    outputs not in the input's order)."""
+    x = reduction_values((2,) * 18, torch.float32)
+    dims = tuple(range(0, 18, 2))
+    for cpu_input, foo_input in [(x, x.to(FOO)), (x.permute(*range(17, -1, -1)), x.to(FOO).permute(*range(17, -1, -1)))]:
+        assert_close_to_cpu(*run_like_cpu(lambda: fn(cpu_input, dims), lambda: fn(foo_input, dims)), TOLERANCES)  # noqa: B023
+
+
 def test_a_scan_longer_than_the_drivers_loop_limit_raises_naming_it():
     limit = torch.foo.get_device_properties(FOO).loop_iteration_limit
     if limit == 0:

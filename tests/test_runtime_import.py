@@ -70,6 +70,26 @@ def test_python_m_foo_cl_reports_a_forced_device_class():
     assert "variants: gpu (forced by FOO_CL_DEVICE_CLASS)" in proc.stdout
 
 
+def test_a_lower_kernel_argument_limit_is_reported_and_kept():
+    """FOO_CL_MAX_PARAMETER_SIZE=256 gives a device an embedded profile's argument limit (make test runs the
+    GPU-class pass so): strided launches of many dims take fewer dims each and still agree with the CPU."""
+    proc = run_python(
+        """
+        import torch, foo_cl
+        assert torch.foo.get_device_properties(0).max_parameter_size == 256
+        x = torch.randn((2, 3) * 5)
+        y = x.to("foo").permute(*range(9, -1, -1))
+        assert torch.equal((y * 2 + y).cpu(), (x.permute(*range(9, -1, -1)) * 3))
+        assert torch.allclose(y.sum((0, 2, 4, 6, 8)).cpu(), x.permute(*range(9, -1, -1)).sum((0, 2, 4, 6, 8)), atol=1e-5)
+        print("ok")
+        """,
+        FOO_CL_MAX_PARAMETER_SIZE="256",
+    )
+    assert proc.returncode == 0 and proc.stdout.startswith("ok"), proc.stderr
+    proc = run_report(FOO_CL_MAX_PARAMETER_SIZE="100")
+    assert "ignoring FOO_CL_MAX_PARAMETER_SIZE=100" in proc.stderr
+
+
 def test_python_m_foo_cl_fails_without_a_foo_device():
     proc = run_report(FOO_CL_PLATFORM="no such platform")
     assert proc.returncode == 1

@@ -71,7 +71,7 @@ void copy_on_device(const at::Tensor& dst, const at::Tensor& src) {
     launch::KernelCall(device, "copy/copy", "copy_strided", options)
         .buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0])
         .buffer(static_cast<char*>(iter.data_ptr(1)) + slice.offsets[1])
-        .value(slice.layout)
+        .layout(slice.layout, slice.ndim, slice.noperands)
         .count(slice.numel)
         .launch(slice.numel);
   });
@@ -180,7 +180,7 @@ at::Tensor& fill_(at::Tensor& self, const at::Scalar& value) {
   launch::for_each_strided_slice(iter, [&](const launch::StridedSlice& slice) {
     launch::KernelCall call(device, "fill/fill", "fill_strided",
                             options + launch::index_option(slice.numel) + "-DNDIM=" + std::to_string(slice.ndim));
-    call.buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0]).value(slice.layout);
+    call.buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0]).layout(slice.layout, slice.ndim, slice.noperands);
     call.bytes(&pattern, self.element_size());
     call.count(slice.numel).launch(slice.numel);
   });

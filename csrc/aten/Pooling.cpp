@@ -1,7 +1,7 @@
 // max_pool2d with indices, avg_pool2d and adaptive average/max pooling, forward and backward
-// (kernels_cl/pool/), with PyTorch's structured meta functions for argument checks and shapes.
+// (launch/Pool), with PyTorch's structured meta functions for argument checks and shapes.
 #include "aten/Structured.h"
-#include "launch/Launch.h"
+#include "launch/Pool.h"
 
 #include <ATen/ops/adaptive_max_pool2d_backward_meta.h>
 #include <ATen/ops/adaptive_max_pool2d_meta.h>
@@ -16,15 +16,9 @@ namespace {
 
 using at::Tensor;
 
-// foo_pool_shape of kernels_cl/pool.clh.
-struct PoolShape {
-  int64_t height, width, out_h, out_w;
-  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
-};
-
 // PyTorch's pooling arguments: one value for both dims or one per dim; stride defaults to kernel.
-PoolShape pool_shape(const Tensor& input, const Tensor& output, c10::IntArrayRef kernel, c10::IntArrayRef stride,
-                     c10::IntArrayRef padding, c10::IntArrayRef dilation) {
+launch::PoolWindow pool_window(c10::IntArrayRef kernel, c10::IntArrayRef stride, c10::IntArrayRef padding,
+                               c10::IntArrayRef dilation) {
   auto second = [](c10::IntArrayRef v, c10::IntArrayRef fallback) {
     if (v.empty()) v = fallback;
     return std::pair<int64_t, int64_t>{v[0], v.size() == 1 ? v[0] : v[1]};
@@ -33,36 +27,15 @@ PoolShape pool_shape(const Tensor& input, const Tensor& output, c10::IntArrayRef
   const auto [sh, sw] = second(stride, kernel);
   const auto [ph, pw] = second(padding, padding);
   const auto [dh, dw] = second(dilation, dilation);
-  return {input.size(-2), input.size(-1), output.size(-2), output.size(-1), kh, kw, sh, sw, ph, pw, dh, dw};
-}
-
-std::string pool_options(const Tensor& t, int64_t n) {
-  std::string options = launch::dtype_option("DT", t.scalar_type()) + launch::index_option(n);
-  if (c10::isFloatingType(t.scalar_type())) options += "-DCOMPUTE_IS_FLOAT ";
-  return options;
+  return {kh, kw, sh, sw, ph, pw, dh, dw};
 }
 
 template <class Op>
 void max_pool_forward(Op& op, const Tensor& self, c10::IntArrayRef kernel, c10::IntArrayRef stride,
                       c10::IntArrayRef padding, c10::IntArrayRef dilation) {
-  const Tensor& out = op.maybe_get_output(0);
-  const Tensor& indices = op.maybe_get_output(1);
-  const int64_t n = out.numel();
-  if (n == 0) return;
   const c10::DeviceGuard guard(self.device());
-  const Tensor input = self.contiguous();
-  // Outputs in the default layout, copied into channels-last ones.
-  const Tensor values = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
-  const Tensor positions = indices.is_contiguous() ? indices : at::empty(indices.sizes(), indices.options());
-  launch::KernelCall(self.device().index(), "pool/max_pool2d", "max_pool2d_forward", pool_options(input, n))
-      .buffer(input.const_data_ptr())
-      .buffer(values.data_ptr())
-      .buffer(positions.data_ptr())
-      .value(pool_shape(input, out, kernel, stride, padding, dilation))
-      .count(n)
-      .launch(n);
-  if (!values.is_same(out)) out.copy_(values);
-  if (!positions.is_same(indices)) indices.copy_(positions);
+  launch::launch_max_pool2d(self.contiguous(), pool_window(kernel, stride, padding, dilation), op.maybe_get_output(0),
+                            op.maybe_get_output(1));
 }
 
 std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(const Tensor& self, c10::IntArrayRef kernel,
@@ -91,28 +64,9 @@ Tensor& max_pool2d_with_indices_backward_out(const Tensor& grad_output, const Te
                                              Tensor& grad_input) {
   detail::GivenOutputOp<at::meta::structured_max_pool2d_with_indices_backward, false> op(grad_input);
   op.meta(grad_output, self, kernel, stride, padding, dilation, ceil_mode, indices);
-  const Tensor& result = op.maybe_get_output(0);
-  const int64_t n = result.numel();
-  if (n > 0) {
-    const c10::DeviceGuard guard(self.device());
-    const Tensor grad = grad_output.contiguous(), positions = indices.contiguous();
-    const Tensor dense = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
-    const PoolShape shape = pool_shape(self, grad_output, kernel, stride, padding, dilation);
-    const bool disjoint = shape.sh >= (shape.kh - 1) * shape.dh + 1 && shape.sw >= (shape.kw - 1) * shape.dw + 1;
-    // Disjoint windows: one write per output (a quarter of the work for 2x2 windows) after a fill.
-    const int64_t items = disjoint ? grad.numel() : n;
-    if (disjoint) dense.zero_();
-    launch::KernelCall(self.device().index(), "pool/max_pool2d",
-                       disjoint ? "max_pool2d_backward_scatter" : "max_pool2d_backward",
-                       pool_options(dense, std::max(n, items)))
-        .buffer(grad.const_data_ptr())
-        .buffer(positions.const_data_ptr())
-        .buffer(dense.data_ptr())
-        .value(shape)
-        .count(items)
-        .launch(items);
-    if (!dense.is_same(result)) result.copy_(dense);
-  }
+  const c10::DeviceGuard guard(self.device());
+  launch::launch_max_pool2d_backward(grad_output.contiguous(), indices.contiguous(),
+                                     pool_window(kernel, stride, padding, dilation), op.maybe_get_output(0));
   op.finish();
   return grad_input;
 }
@@ -127,31 +81,12 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
 
 constexpr int64_t kNoDilation[] = {1};
 
-// Runs `name` of pool/avg_pool2d over `result` (written densely, copied into a strided result).
-void avg_pool_launch(const char* name, const Tensor& result, const Tensor& input, const PoolShape& shape,
-                     bool count_include_pad, std::optional<int64_t> divisor_override, int64_t n) {
-  if (n == 0) return;
-  const Tensor dense = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
-  std::string options = pool_options(dense, n);
-  if (count_include_pad) options += "-DCOUNT_INCLUDE_PAD ";
-  launch::KernelCall(input.device().index(), "pool/avg_pool2d", name, options)
-      .buffer(input.const_data_ptr())
-      .buffer(dense.data_ptr())
-      .value(shape)
-      .value(divisor_override.value_or(0))
-      .count(n)
-      .launch(n);
-  if (!dense.is_same(result)) result.copy_(dense);
-}
-
 template <class Op>
 void avg_pool_forward(Op& op, const Tensor& self, c10::IntArrayRef kernel, c10::IntArrayRef stride,
                       c10::IntArrayRef padding, bool count_include_pad, std::optional<int64_t> divisor_override) {
-  const Tensor& out = op.maybe_get_output(0);
   const c10::DeviceGuard guard(self.device());
-  const Tensor input = self.contiguous();
-  avg_pool_launch("avg_pool2d_forward", out, input, pool_shape(input, out, kernel, stride, padding, kNoDilation),
-                  count_include_pad, divisor_override, out.numel());
+  launch::launch_avg_pool2d(self.contiguous(), pool_window(kernel, stride, padding, kNoDilation), count_include_pad,
+                            divisor_override, op.maybe_get_output(0));
 }
 
 Tensor& avg_pool2d_out(const Tensor& self, c10::IntArrayRef kernel, c10::IntArrayRef stride, c10::IntArrayRef padding,
@@ -176,12 +111,9 @@ Tensor& avg_pool2d_backward_out(const Tensor& grad_output, const Tensor& self, c
                                 bool count_include_pad, std::optional<int64_t> divisor_override, Tensor& grad_input) {
   detail::GivenOutputOp<at::meta::structured_avg_pool2d_backward, false> op(grad_input);
   op.meta(grad_output, self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  const Tensor& result = op.maybe_get_output(0);
   const c10::DeviceGuard guard(self.device());
-  const Tensor grad = grad_output.contiguous();
-  avg_pool_launch("avg_pool2d_backward", result, grad,
-                  pool_shape(self, grad_output, kernel, stride, padding, kNoDilation), count_include_pad,
-                  divisor_override, result.numel());
+  launch::launch_avg_pool2d_backward(grad_output.contiguous(), pool_window(kernel, stride, padding, kNoDilation),
+                                     count_include_pad, divisor_override, op.maybe_get_output(0));
   op.finish();
   return grad_input;
 }
@@ -192,28 +124,6 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, c10::I
   Tensor grad_input = at::empty({0}, self.options());
   return avg_pool2d_backward_out(grad_output, self, kernel, stride, padding, ceil_mode, count_include_pad,
                                  divisor_override, grad_input);
-}
-
-// Adaptive pooling: input [..., height, width] to output [..., out_h, out_w].
-PoolShape adaptive_shape(const Tensor& input, const Tensor& output) {
-  return {input.size(-2), input.size(-1), output.size(-2), output.size(-1), 0, 0, 0, 0, 0, 0, 0, 0};
-}
-
-// Runs `name` of pool/adaptive_pool2d writing `outputs` (dense, copied into strided ones).
-void adaptive_launch(const char* name, const Tensor& source, const Tensor& extra, std::vector<Tensor> outputs,
-                     const PoolShape& shape) {
-  const int64_t n = outputs[0].numel();
-  if (n == 0) return;
-  std::vector<Tensor> dense;
-  for (const Tensor& t : outputs) dense.push_back(t.is_contiguous() ? t : at::empty(t.sizes(), t.options()));
-  launch::KernelCall call(source.device().index(), "pool/adaptive_pool2d", name, pool_options(dense[0], n));
-  call.buffer(source.const_data_ptr());
-  if (extra.defined()) call.buffer(extra.const_data_ptr());
-  for (const Tensor& t : dense) call.buffer(t.data_ptr());
-  call.value(shape).count(n).launch(n);
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (!dense[i].is_same(outputs[i])) outputs[i].copy_(dense[i]);
-  }
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& self, c10::IntArrayRef output_size) {
@@ -228,26 +138,22 @@ Tensor adaptive_avg_pool2d(const Tensor& self, c10::IntArrayRef output_size) {
   std::vector<int64_t> shape = self.sizes().vec();
   shape[shape.size() - 2] = output_size[0];
   shape[shape.size() - 1] = output_size[1];
-  const Tensor input = self.contiguous();
   Tensor out = at::empty(shape, self.options());
-  adaptive_launch("adaptive_avg_forward", input, Tensor(), {out}, adaptive_shape(input, out));
+  launch::launch_adaptive_avg_pool2d(self.contiguous(), out);
   return out;
 }
 
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
   const c10::DeviceGuard guard(self.device());
-  const Tensor grad = grad_output.contiguous();
   Tensor grad_input = at::empty(self.sizes(), self.options());
-  adaptive_launch("adaptive_avg_backward", grad, Tensor(), {grad_input}, adaptive_shape(self, grad));
+  launch::launch_adaptive_avg_pool2d_backward(grad_output.contiguous(), grad_input);
   return grad_input;
 }
 
 template <class Op>
 void adaptive_max_forward(Op& op, const Tensor& self) {
   const c10::DeviceGuard guard(self.device());
-  const Tensor input = self.contiguous();
-  const Tensor& out = op.maybe_get_output(0);
-  adaptive_launch("adaptive_max_forward", input, Tensor(), {out, op.maybe_get_output(1)}, adaptive_shape(input, out));
+  launch::launch_adaptive_max_pool2d(self.contiguous(), op.maybe_get_output(0), op.maybe_get_output(1));
 }
 
 std::tuple<Tensor&, Tensor&> adaptive_max_pool2d_out(const Tensor& self, c10::IntArrayRef output_size, Tensor& out,
@@ -271,8 +177,7 @@ Tensor& adaptive_max_pool2d_backward_out(const Tensor& grad_output, const Tensor
   detail::GivenOutputOp<at::meta::structured_adaptive_max_pool2d_backward, false> op(grad_input);
   op.meta(grad_output, self, indices);
   const c10::DeviceGuard guard(self.device());
-  const Tensor grad = grad_output.contiguous(), positions = indices.contiguous();
-  adaptive_launch("adaptive_max_backward", grad, positions, {op.maybe_get_output(0)}, adaptive_shape(self, grad));
+  launch::launch_adaptive_max_pool2d_backward(grad_output.contiguous(), indices.contiguous(), op.maybe_get_output(0));
   op.finish();
   return grad_input;
 }

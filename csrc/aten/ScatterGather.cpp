@@ -91,7 +91,7 @@ void launch_indexed(const char* kernel, const std::string& options, const Tensor
     call.buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0])
         .buffer(static_cast<char*>(iter.data_ptr(1)) + slice.offsets[1])
         .buffer(static_cast<char*>(iter.data_ptr(2)) + slice.offsets[2])
-        .value(slice.layout)
+        .layout(slice.layout, slice.ndim, slice.noperands)
         .value(dim_stride);
     if (std::string_view(kernel) == "scatter_strided") call.value(value_bits);
     call.count(slice.numel).launch(slice.numel);

@@ -5,17 +5,16 @@
 
 #include <c10/core/DeviceGuard.h>
 
+#include <cstdint>
+
+#include "conv/conv_shape.h"
+
 namespace foo_cl::launch {
 namespace {
 
-// foo_conv_shape of kernels_cl/conv.clh.
-struct ConvShape {
-  int64_t channels, height, width;
-  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
-  int64_t out_h, out_w;
-};
+static_assert(sizeof(foo_conv_shape) == 13 * sizeof(int64_t), "foo_conv_shape: 13 int64 fields, no padding");
 
-ConvShape conv_shape(const at::Tensor& images, const ConvWindow& w) {
+foo_conv_shape conv_shape(const at::Tensor& images, const ConvWindow& w) {
   return {images.size(1), images.size(2), images.size(3), w.kh, w.kw, w.sh, w.sw, w.ph, w.pw, w.dh, w.dw,
           w.out_h, w.out_w};
 }
@@ -30,7 +29,7 @@ void launch_im2col(const at::Tensor& images, const at::Tensor& cols, const ConvW
   TORCH_INTERNAL_ASSERT(images.dim() == 4 && images.is_contiguous() && cols.is_contiguous());
   if (cols.numel() == 0) return;
   const c10::DeviceGuard guard(images.device());
-  const ConvShape shape = conv_shape(images, window);
+  const foo_conv_shape shape = conv_shape(images, window);
   const int64_t rows = cols.numel() / shape.out_w;  // one work-item per column-matrix row segment
   const std::string options =
       std::string("-DDT=") + bits_dtype_name(images.scalar_type()) + " " + index_option(rows);

@@ -8,6 +8,9 @@
 #include <c10/core/DeviceGuard.h>
 
 #include <algorithm>
+#include <cstdint>
+
+#include "blas/gemm_shape.h"
 
 namespace foo_cl::launch {
 namespace {
@@ -30,14 +33,7 @@ const GemmTiles& tiles_for(const runtime::DeviceInfo& info) {
   return info.float_vector_width >= 16 ? kWideCpuTiles : kCpuTiles;
 }
 
-// foo_gemm_shape of kernels_cl/blas/gemm.cl.
-struct GemmShape {
-  int64_t m, n, k;
-  int64_t a_m, a_k, a_b;
-  int64_t b_k, b_n, b_b;
-  int64_t c_m, c_n, c_b;
-  int64_t d_m, d_n, d_b;
-};
+static_assert(sizeof(foo_gemm_shape) == 15 * sizeof(int64_t), "foo_gemm_shape: 15 int64 fields, no padding");
 
 int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
@@ -99,21 +95,21 @@ void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b
     const bool first = k0 == 0;
     const at::Tensor& addend = first ? D : result;
     const bool add = first ? use_d : true;
-    const GemmShape shape{M,
-                          N,
-                          k,
-                          a_chunk.stride(1),
-                          a_chunk.stride(2),
-                          a_chunk.stride(0),
-                          b_chunk.stride(1),
-                          b_chunk.stride(2),
-                          b_chunk.stride(0),
-                          result.stride(1),
-                          result.stride(2),
-                          result.stride(0),
-                          add ? addend.stride(1) : 0,
-                          add ? addend.stride(2) : 0,
-                          add ? addend.stride(0) : 0};
+    const foo_gemm_shape shape{M,
+                               N,
+                               k,
+                               a_chunk.stride(1),
+                               a_chunk.stride(2),
+                               a_chunk.stride(0),
+                               b_chunk.stride(1),
+                               b_chunk.stride(2),
+                               b_chunk.stride(0),
+                               result.stride(1),
+                               result.stride(2),
+                               result.stride(0),
+                               add ? addend.stride(1) : 0,
+                               add ? addend.stride(2) : 0,
+                               add ? addend.stride(0) : 0};
     KernelCall call(device, "blas/gemm", nn ? "gemm_nn" : "gemm_nt", options);
     // With K == 0 the operands are empty and never read: any buffer fills their slots.
     auto operand = [&](const at::Tensor& t) { return t.numel() > 0 ? t.const_data_ptr() : result.const_data_ptr(); };

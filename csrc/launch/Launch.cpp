@@ -151,11 +151,29 @@ KernelCall& KernelCall::count(int64_t n) {
   return value(static_cast<cl_ulong>(n));
 }
 
+KernelCall& KernelCall::layout(const StridedLayout& layout, int ndim, int noperands) {
+  ndim = std::max(ndim, 1);
+  int64_t packed[kMaxDims * (1 + kMaxOperands)];
+  int n = 0;
+  for (int d = 0; d < ndim; ++d) packed[n++] = layout.size[d];
+  for (int a = 0; a < noperands; ++a) {
+    for (int d = 0; d < ndim; ++d) packed[n++] = layout.stride[a][d];
+  }
+  return bytes(packed, n * sizeof(int64_t));
+}
+
+int max_layout_dims(c10::DeviceIndex device, int longs_per_dim) {
+  const uint64_t limit = runtime::device_info(device).max_parameter_size;
+  const uint64_t room = limit > kNonLayoutArgBytes ? limit - kNonLayoutArgBytes : 0;
+  return static_cast<int>(std::clamp<uint64_t>(room / (sizeof(int64_t) * longs_per_dim), 1, kMaxDims));
+}
+
 KernelCall& KernelCall::bytes(const void* data, size_t size) {
   const cl_int err = clSetKernelArg(kernel_, next_arg_, size, data);
   TORCH_CHECK(err == CL_SUCCESS, "foo-cl: setting argument ", next_arg_, " of kernel ", name_, " failed with ",
               runtime::cl_error_name(err));
   ++next_arg_;
+  arg_bytes_ += size;
   return *this;
 }
 
@@ -183,6 +201,9 @@ void KernelCall::launch_groups(size_t groups, size_t local) {
 }
 
 void KernelCall::launch_nd(const size_t global[3], const size_t local[3]) {
+  const uint64_t limit = runtime::device_info(device_).max_parameter_size;
+  TORCH_CHECK(arg_bytes_ <= limit, "foo-cl: the arguments of kernel ", name_, " take ", arg_bytes_, " bytes, more than the ",
+              limit, " foo:", static_cast<int>(device_), " accepts (CL_DEVICE_MAX_PARAMETER_SIZE)");
   const cl_int err = clEnqueueNDRangeKernel(runtime::current_queue(device_), kernel_, 3, nullptr, global, local, 0,
                                             nullptr, nullptr);
   TORCH_CHECK(err == CL_SUCCESS, "foo-cl: launching kernel ", name_, " on foo:", static_cast<int>(device_),
@@ -193,9 +214,10 @@ void for_each_strided_slice(const at::TensorIteratorBase& iter, c10::function_re
   const int ndim = iter.ndim();
   const int ntensors = iter.ntensors();
   TORCH_INTERNAL_ASSERT(ntensors <= kMaxOperands);
-  const int inner = std::min(ndim, kMaxDims);
+  const int inner = std::min(ndim, max_layout_dims(iter.device(0).index(), 1 + ntensors));
   StridedSlice slice{};
   slice.ndim = std::max(inner, 1);
+  slice.noperands = ntensors;
   slice.numel = 1;
   for (int d = 0; d < inner; ++d) {
     slice.layout.size[d] = iter.shape()[d];
@@ -203,7 +225,7 @@ void for_each_strided_slice(const at::TensorIteratorBase& iter, c10::function_re
     for (int a = 0; a < ntensors; ++a) slice.layout.stride[a][d] = iter.strides(a)[d];
   }
   if (ndim == 0) slice.layout.size[0] = 1;
-  // Dims past kMaxDims are walked on the host, one launch per index of the outer dims.
+  // Dims past those are walked on the host, one launch per index of the outer dims.
   int64_t outer = 1;
   for (int d = inner; d < ndim; ++d) outer *= iter.shape()[d];
   for (int64_t o = 0; o < outer; ++o) {

@@ -22,13 +22,20 @@ namespace foo_cl::launch {
 constexpr int kMaxDims = 8;      // FOO_MAX_DIMS in kernels_cl/common.clh
 constexpr int kMaxOperands = 4;  // FOO_MAX_OPERANDS
 
-// foo_layout of kernels_cl/common.clh, whose strides are one flat operand-major array.
+// Sizes and byte strides of up to kMaxDims dims (fastest first) and kMaxOperands operands; a launch
+// passes the dims and operands its kernel reads (KernelCall::layout).
 struct StridedLayout {
   int64_t size[kMaxDims] = {};
   int64_t stride[kMaxOperands][kMaxDims] = {};  // bytes
 };
-static_assert(sizeof(StridedLayout) == sizeof(int64_t) * (kMaxDims + kMaxOperands * kMaxDims),
-              "StridedLayout must match foo_layout byte for byte");
+
+// Room kept in CL_DEVICE_MAX_PARAMETER_SIZE for a kernel's arguments besides its layouts: four
+// tensors (buffer and offset, 16 bytes each), six 8-byte scalars and a count.
+constexpr size_t kNonLayoutArgBytes = 128;
+
+// How many dims of a layout with `longs_per_dim` values per dim (sizes and strides) a launch on
+// `device` can pass within the device's argument limit, at most kMaxDims and at least one.
+int max_layout_dims(c10::DeviceIndex device, int longs_per_dim);
 
 // The kernels_cl/common.clh name of a dtype ("float", "bfloat16", "int64", ...); raises for others.
 const char* dtype_name(c10::ScalarType type);
@@ -81,6 +88,10 @@ class KernelCall {
   // A by-value argument of `size` bytes (a dtype-sized value whose C++ type varies at run time).
   KernelCall& bytes(const void* data, size_t size);
 
+  // FOO_LAYOUT(ndim, noperands) of kernels_cl/common.clh: the first max(ndim, 1) sizes, then those
+  // dims' strides of each of the first `noperands` operands.
+  KernelCall& layout(const StridedLayout& layout, int ndim, int noperands);
+
   // An element count or index, as the INDEX_T that index_option(n) chose.
   KernelCall& count(int64_t n);
 
@@ -98,18 +109,22 @@ class KernelCall {
   cl_kernel kernel_;
   const char* name_;
   cl_uint next_arg_ = 0;
+  size_t arg_bytes_ = 0;  // checked against CL_DEVICE_MAX_PARAMETER_SIZE at launch
 };
 
-// One launch of a strided kernel: the layout of at most kMaxDims dims, the number of elements, and
-// per-operand byte offsets to add to the operands' addresses.
+// One launch of a strided kernel: the layout of the iterator's operands over at most kMaxDims dims
+// (fewer where the device's argument limit says so), the number of elements, and per-operand byte
+// offsets to add to the operands' addresses.
 struct StridedSlice {
   StridedLayout layout;
   int ndim;
+  int noperands;
   int64_t numel;
   std::array<int64_t, kMaxOperands> offsets;
 };
 
-// Calls `launch` once per slice of `iter` (once unless the collapsed rank exceeds kMaxDims).
+// Calls `launch` once per slice of `iter` (once unless the collapsed rank exceeds what one launch
+// takes: kMaxDims, or fewer on a device with a small argument limit).
 void for_each_strided_slice(const at::TensorIteratorBase& iter, c10::function_ref<void(const StridedSlice&)> launch);
 
 }  // namespace foo_cl::launch

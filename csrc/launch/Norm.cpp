@@ -64,8 +64,8 @@ void launch_normalize(const at::Tensor& input, const at::Tensor& mean, const at:
   TORCH_INTERNAL_ASSERT(input.is_contiguous() && out.is_contiguous());
   if (inner == 0 || input.numel() == 0) return;
   const c10::DeviceGuard guard(input.device());
-  const int64_t blocks = input.numel() / inner;
-  std::string options = norm_options(input, mean, weight, per_element) + index_option(blocks);
+  const int64_t n = input.numel();
+  std::string options = norm_options(input, mean, weight, per_element) + index_option(n);
   if (bias.defined()) options += "-DWITH_BIAS ";
   KernelCall(input.device().index(), "norm/normalize", "normalize_blocks", options)
       .buffer(input.const_data_ptr())
@@ -76,8 +76,8 @@ void launch_normalize(const at::Tensor& input, const at::Tensor& mean, const at:
       .buffer(out.data_ptr())
       .value(static_cast<uint64_t>(groups))
       .value(static_cast<uint64_t>(inner))
-      .count(blocks)
-      .launch(blocks);
+      .count(n)
+      .launch(n);
 }
 
 at::Tensor launch_group_sums(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& mean,
@@ -112,10 +112,10 @@ void launch_input_grad(const at::Tensor& grad, const at::Tensor& input, const at
   TORCH_INTERNAL_ASSERT(grad.is_contiguous() && input.is_contiguous() && grad_input.is_contiguous());
   if (inner == 0 || input.numel() == 0) return;
   const c10::DeviceGuard guard(input.device());
-  const int64_t blocks = input.numel() / inner;
+  const int64_t n = input.numel();
   const runtime::DeviceInfo& info = runtime::device_info(input.device().index());
   std::string options = norm_options(input, mean, weight, per_element) + "-DLOCAL_SIZE=" +
-                        std::to_string(local_size(info)) + " " + index_option(blocks);
+                        std::to_string(local_size(info)) + " " + index_option(n);
   if (eval) options += "-DEVAL ";
   KernelCall(input.device().index(), "norm/norm_backward", "input_grad", options)
       .buffer(grad.const_data_ptr())
@@ -128,8 +128,8 @@ void launch_input_grad(const at::Tensor& grad, const at::Tensor& input, const at
       .value(static_cast<uint64_t>(groups))
       .value(static_cast<uint64_t>(inner))
       .scalar(count, mean.scalar_type())
-      .count(blocks)
-      .launch(blocks);
+      .count(n)
+      .launch(n);
 }
 
 }  // namespace foo_cl::launch

@@ -146,7 +146,7 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
   variant.index64 = n > static_cast<int64_t>(UINT32_MAX);
 
   auto bind_and_launch = [&](KernelCall&& call, const std::array<int64_t, kMaxOperands>& offsets,
-                             const StridedLayout* layout, int64_t numel) {
+                             const StridedSlice* slice, int64_t numel) {
     // foo_scalars in pointwise.clh: three input values, then three parameters, in the compute dtype.
     char scalars[6 * sizeof(double)] = {};
     const size_t width = c10::elementSize(variant.compute);
@@ -164,7 +164,7 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
       write_scalar(params.begin()[p], variant.compute, scalars + (3 + p) * width);
     }
     call.bytes(scalars, 6 * width);
-    if (layout) call.value(*layout);
+    if (slice) call.layout(slice->layout, slice->ndim, slice->noperands);
     call.count(numel).launch(numel);
   };
 
@@ -179,7 +179,7 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
     variant.ndim = static_cast<int8_t>(slice.ndim);
     variant.index64 = slice.numel > static_cast<int64_t>(UINT32_MAX);
     bind_and_launch(KernelCall(variant.device, variant_kernel(variant, iter.ninputs()), "pointwise_strided"),
-                    slice.offsets, &slice.layout, slice.numel);
+                    slice.offsets, &slice, slice.numel);
   });
 }
 

@@ -12,7 +12,7 @@
 namespace foo_cl::launch {
 namespace {
 
-// Kernels take 8 Philox blocks per tile of 32 elements (16 with 64-bit draws): kernels_cl/philox.clh.
+// Kernels take 8 Philox blocks per tile of 32 elements (16 with 64-bit draws): kernels_cl/random/philox.clh.
 uint64_t tiles(int64_t n, int bits) {
   const int64_t tile = bits == 64 ? 16 : 32;
   return static_cast<uint64_t>((n + tile - 1) / tile);

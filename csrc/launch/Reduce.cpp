@@ -38,10 +38,8 @@ std::vector<Dim> collapse(const std::vector<Dim>& dims) {
   return out;
 }
 
-// The layout struct of kernels_cl, fastest dim first.
+// The layout of kernels_cl/reduce/reduce.clh, fastest dim first.
 StridedLayout to_layout(const std::vector<Dim>& dims) {
-  TORCH_CHECK(dims.size() <= static_cast<size_t>(kMaxDims), "foo-cl: reductions over tensors whose kept and reduced ",
-              "dims interleave into more than ", kMaxDims, " groups are not supported");
   StridedLayout layout;
   for (size_t i = 0; i < dims.size(); ++i) {
     const Dim& d = dims[dims.size() - 1 - i];
@@ -49,6 +47,14 @@ StridedLayout to_layout(const std::vector<Dim>& dims) {
     for (int a = 0; a < 3; ++a) layout.stride[a][i] = d.strides[a];
   }
   return layout;
+}
+
+// Whether one launch's arguments hold the kept layout (sizes and three operands' strides, at least
+// one dim) and the reduced one (sizes and the input's strides).
+bool layouts_fit(c10::DeviceIndex device, size_t kept_dims, size_t reduced_dims) {
+  if (kept_dims > kMaxDims || reduced_dims > kMaxDims) return false;
+  const size_t bytes = sizeof(int64_t) * (4 * std::max<size_t>(kept_dims, 1) + 2 * reduced_dims);
+  return bytes + kNonLayoutArgBytes <= runtime::device_info(device).max_parameter_size;
 }
 
 int64_t product(const std::vector<Dim>& dims) {
@@ -89,8 +95,28 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
   red = collapse(red);
   if (red.empty()) red.push_back({1, {0, 0, 0}});
   const int64_t n_out = product(kept), n_red = product(red);
-
   const c10::DeviceIndex device = self.device().index();
+
+  if (!layouts_fit(device, kept.size(), red.size())) {
+    // More interleaved groups of kept and reduced dims than one launch takes: reduce a copy laid
+    // out [kept..., reduced...] (one group each; the reduced dims keep their order, so indices
+    // within them are unchanged) into dense results, then copy those out.
+    std::vector<int64_t> order;
+    for (int64_t d = 0; d < ndim; ++d) {
+      if (!reduced[d]) order.push_back(d);
+    }
+    for (int64_t d = 0; d < ndim; ++d) {
+      if (reduced[d]) order.push_back(d);
+    }
+    const at::Tensor rows = self.permute(order).reshape({n_out, n_red});
+    const at::Tensor dense_out = at::empty({n_out}, out.options());
+    const at::Tensor dense_indices = indices.defined() ? at::empty({n_out}, indices.options()) : at::Tensor();
+    launch_reduce(rows, dense_out, dense_indices, {1}, false, op);
+    out.copy_(dense_out.view(out.sizes()));
+    if (indices.defined()) indices.copy_(dense_indices.view(indices.sizes()));
+    return;
+  }
+
   const runtime::DeviceInfo& info = runtime::device_info(device);
   const bool cpu_device = info.cpu_class;
   // CPU devices: one work-item per group walking its slice in order; GPUs: 256 items sharing it.
@@ -110,13 +136,14 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
     options += " -DVEC=8";
   }
   const StridedLayout kept_layout = to_layout(kept), red_layout = to_layout(red);
+  const int kdims = static_cast<int>(kept.size()), rdims = static_cast<int>(red.size());
   const std::array<c10::Scalar, 2> params = {op.params.size() > 0 ? op.params[0] : c10::Scalar(0),
                                              op.params.size() > 1 ? op.params[1] : c10::Scalar(0)};
   const void* out2 = indices.defined() ? indices.const_data_ptr() : out.const_data_ptr();
   // Combines each output's per-slice accumulators (stored output-major) into the output.
   auto finish_partials = [&](const at::Tensor& partial, int64_t slices) {
     KernelCall finish(device, op.key, "reduce_partials", options);
-    finish.buffer(out.const_data_ptr()).buffer(out2).value(kept_layout);
+    finish.buffer(out.const_data_ptr()).buffer(out2).layout(kept_layout, kdims, 3);
     finish.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_uint>(slices));
     finish.scalar(params[0], op.compute);
     finish.scalar(params[1], op.compute);
@@ -137,7 +164,8 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
                                  self.options().dtype(at::kByte));
     }
     KernelCall call(device, op.key, "reduce_columns", options + " -DCOLUMNS=16");
-    call.buffer(out.const_data_ptr()).buffer(self.const_data_ptr()).value(kept_layout).value(red_layout);
+    call.buffer(out.const_data_ptr()).buffer(self.const_data_ptr());
+    call.layout(kept_layout, kdims, 3).layout(red_layout, rdims, 1);
     call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
     call.value(static_cast<cl_uint>(column_slices)).value(static_cast<cl_ulong>(column_chunk));
     call.scalar(params[0], op.compute);
@@ -153,7 +181,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
   KernelCall call(device, op.key, "reduce_slices", options);
   // An empty input is never read (each output is its reduction's identity): any buffer fills the slot.
   call.buffer(out.const_data_ptr()).buffer(out2).buffer(self.numel() > 0 ? self.const_data_ptr() : out.const_data_ptr());
-  call.value(kept_layout).value(red_layout);
+  call.layout(kept_layout, kdims, 3).layout(red_layout, rdims, 1);
   call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
   call.value(static_cast<cl_uint>(slices)).value(static_cast<cl_ulong>(chunk));
   call.scalar(params[0], op.compute);

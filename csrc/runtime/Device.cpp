@@ -72,6 +72,21 @@ const char* forced_device_class() {
   return forced;
 }
 
+// FOO_CL_MAX_PARAMETER_SIZE: a lower kernel-argument limit than the devices report (256 is an
+// embedded profile's), so a full-profile device runs the launches such devices get.
+uint64_t parameter_size_cap() {
+  static const uint64_t cap = [] {
+    const char* env = std::getenv("FOO_CL_MAX_PARAMETER_SIZE");
+    if (!env || !*env) return UINT64_MAX;
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(env, &end, 10);
+    if (*end == '\0' && value >= 256) return static_cast<uint64_t>(value);
+    TORCH_WARN("foo-cl: ignoring FOO_CL_MAX_PARAMETER_SIZE=", env, " (expected a number of bytes, at least 256)");
+    return UINT64_MAX;
+  }();
+  return cap;
+}
+
 DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   DeviceInfo info;
   info.platform = platform;
@@ -90,7 +105,7 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   info.local_mem_size = device_value<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
   info.compute_units = device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
   info.max_work_group_size = device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
-  info.max_parameter_size = device_value<size_t>(id, CL_DEVICE_MAX_PARAMETER_SIZE);
+  info.max_parameter_size = std::min<uint64_t>(device_value<size_t>(id, CL_DEVICE_MAX_PARAMETER_SIZE), parameter_size_cap());
   info.constant_buffer_size = device_value<cl_ulong>(id, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
   const auto single_fp = device_value<cl_device_fp_config>(id, CL_DEVICE_SINGLE_FP_CONFIG);
   info.correctly_rounded_sqrt = single_fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;

@@ -6,17 +6,11 @@
 // TM x TN dot products on VW-wide vectors along K.
 // Build options: COMPUTE (float or double: every matrix is of that dtype), TM, TN, NV, VW.
 #include "compute.clh"
+#include "blas/gemm_shape.h"
 
 #define VT FOO_CAT(FOO_COMPUTE(COMPUTE), VW)
 #define VLOAD(p) FOO_CAT(vload, VW)(0, p)
 
-typedef struct {
-  long m, n, k;
-  long a_m, a_k, a_b;  // A[b][m][k] at a_b * b + a_m * m + a_k * k
-  long b_k, b_n, b_b;
-  long c_m, c_n, c_b;
-  long d_m, d_n, d_b;
-} foo_gemm_shape;
 
 inline ct foo_epilogue(ct acc, ct alpha, ct beta, __global const ct* D, long d_index) {
   return beta == 0 ? alpha * acc : alpha * acc + beta * D[d_index];

@@ -1,9 +1,9 @@
-// conv/col2im: sums column matrices back into images (conv.clh): each image element gathers the
+// conv/col2im: sums column matrices back into images (conv/conv_shape.h): each image element gathers the
 // taps that read it, so no atomics are needed. A work-item sums one image row. Build options: DT
 // (dtype name), INDEX_T.
 #define NOPERANDS 1
 #include "common.clh"
-#include "conv.clh"
+#include "conv/conv_shape.h"
 
 typedef FOO_STORAGE(DT) st;
 typedef FOO_COMPUTE(DT) ct;

@@ -1,10 +1,10 @@
-// conv/im2col: writes the column matrices of a batch of images (conv.clh). A work-item writes one
+// conv/im2col: writes the column matrices of a batch of images (conv/conv_shape.h). A work-item writes one
 // column-matrix row segment: one (image, channel, tap, output row), over every output column.
 // Only moves values, so DT is the unsigned-size dtype of the element size. Build options: DT,
 // INDEX_T.
 #define NOPERANDS 1
 #include "common.clh"
-#include "conv.clh"
+#include "conv/conv_shape.h"
 
 typedef FOO_STORAGE(DT) st;
 

@@ -5,7 +5,7 @@
 // A work-group of LOCAL_SIZE items takes one group. Build options: DT, ACC (dtype names),
 // LOCAL_SIZE.
 #include "common.clh"
-#include "norm.clh"
+#include "norm/norm.clh"
 
 typedef FOO_STORAGE(DT) st;
 
@@ -18,21 +18,21 @@ __kernel void moments(__global const char* input, ulong input_offset, __global c
   const uint lid = get_local_id(0);
   const acc_t count = (acc_t)(outer * inner);
   for (ulong g = get_group_id(0); g < groups; g += get_num_groups(0)) {
-    acc_t sum = 0;
+    foo_sum sum = {0, 0, 0};
     for (ulong j = 0; j < outer; ++j) {
       __global const st* block = x + (j * groups + g) * inner;
-      for (ulong i = lid; i < inner; i += LOCAL_SIZE) sum += FOO_CONVERT(DT, FOO_LOAD(DT, block, i));
+      for (ulong i = lid; i < inner; i += LOCAL_SIZE) foo_sum_add(&sum, FOO_CONVERT(DT, FOO_LOAD(DT, block, i)));
     }
-    const acc_t mu = foo_group_sum(scratch, sum) / count;
-    acc_t squares = 0;
+    const acc_t mu = foo_group_sum(scratch, foo_sum_value(&sum)) / count;
+    foo_sum squares = {0, 0, 0};
     for (ulong j = 0; j < outer; ++j) {
       __global const st* block = x + (j * groups + g) * inner;
       for (ulong i = lid; i < inner; i += LOCAL_SIZE) {
         const acc_t d = FOO_CONVERT(DT, FOO_LOAD(DT, block, i)) - mu;
-        squares += d * d;
+        foo_sum_add(&squares, d * d);
       }
     }
-    const acc_t variance = foo_group_sum(scratch, squares) / count;
+    const acc_t variance = foo_group_sum(scratch, foo_sum_value(&squares)) / count;
     if (lid == 0) {
       m[g] = mu;
       v[g] = variance;

@@ -3,10 +3,11 @@
 // * rstd and gw = grad * weight (weight per element of the block: PER_ELEMENT, or per group):
 // group_sums writes each group's sum(gw) and sum(gw * xhat); input_grad writes
 // rstd * (gw - (sum(gw) + xhat * sum(gw * xhat)) / count) (or rstd * gw with EVAL, running
-// statistics); weights in ACC. Build options: DT, ACC (dtype names), INDEX_T, LOCAL_SIZE, PER_ELEMENT,
+// statistics); weights in ACC. Work-items share input_grad's elements (foo_block_walk of
+// norm/norm.clh). Build options: DT, ACC (dtype names), INDEX_T, LOCAL_SIZE, PER_ELEMENT,
 // WITH_WEIGHT, EVAL.
 #include "common.clh"
-#include "norm.clh"
+#include "norm/norm.clh"
 
 typedef FOO_STORAGE(DT) st;
 
@@ -36,20 +37,20 @@ __kernel void group_sums(__global const char* grad, ulong grad_offset, __global 
   const uint lid = get_local_id(0);
   for (ulong g = get_group_id(0); g < groups; g += get_num_groups(0)) {
     const acc_t mu = m[g], scale = r[g];
-    acc_t sum_gw = 0, sum_gw_xhat = 0;
+    foo_sum sum_gw = {0, 0, 0}, sum_gw_xhat = {0, 0, 0};
     for (ulong j = 0; j < outer; ++j) {
       const ulong base = (j * groups + g) * inner;
       for (ulong i = lid; i < inner; i += LOCAL_SIZE) {
         const acc_t gw = (acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, dy, base + i)) * foo_weight_at(w, g, i);
-        sum_gw += gw;
-        sum_gw_xhat += gw * ((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, x, base + i)) - mu) * scale;
+        foo_sum_add(&sum_gw, gw);
+        foo_sum_add(&sum_gw_xhat, gw * ((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, x, base + i)) - mu) * scale);
       }
     }
-    sum_gw = foo_group_sum(scratch, sum_gw);
-    sum_gw_xhat = foo_group_sum(scratch, sum_gw_xhat);
+    const acc_t total_gw = foo_group_sum(scratch, foo_sum_value(&sum_gw));
+    const acc_t total_gw_xhat = foo_group_sum(scratch, foo_sum_value(&sum_gw_xhat));
     if (lid == 0) {
-      out[2 * g] = sum_gw;
-      out[2 * g + 1] = sum_gw_xhat;
+      out[2 * g] = total_gw;
+      out[2 * g + 1] = total_gw_xhat;
     }
   }
 }
@@ -58,7 +59,7 @@ __kernel void input_grad(__global const char* grad, ulong grad_offset, __global 
                          __global const char* mean, ulong mean_offset, __global const char* rstd, ulong rstd_offset,
                          __global const char* weight, ulong weight_offset, __global const char* sums,
                          ulong sums_offset, __global char* grad_input, ulong grad_input_offset, ulong groups,
-                         ulong inner, acc_t count, INDEX_T blocks) {
+                         ulong inner, acc_t count, INDEX_T n) {
   __global const st* dy = FOO_PTR(const st, grad, grad_offset);
   __global const st* x = FOO_PTR(const st, input, input_offset);
   __global const acc_t* m = FOO_PTR(const acc_t, mean, mean_offset);
@@ -66,21 +67,17 @@ __kernel void input_grad(__global const char* grad, ulong grad_offset, __global 
   __global const acc_t* w = FOO_PTR(const acc_t, weight, weight_offset);
   __global const acc_t* s = FOO_PTR(const acc_t, sums, sums_offset);
   __global st* dx = FOO_PTR(st, grad_input, grad_input_offset);
-  FOO_GRID_LOOP(block, blocks) {
-    const ulong g = block % groups, base = block * inner;
-    const acc_t mu = m[g], scale = r[g];
-#ifndef EVAL
-    const acc_t mean_gw = s[2 * g] / count, mean_gw_xhat = s[2 * g + 1] / count;
-#endif
-    for (ulong i = 0; i < inner; ++i) {
-      const acc_t gw = (acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, dy, base + i)) * foo_weight_at(w, g, i);
+  foo_block_walk at;
+  for (foo_block_walk_begin(&at, n, (INDEX_T)inner, (INDEX_T)groups); at.e < at.end;
+       foo_block_walk_next(&at, (INDEX_T)inner, (INDEX_T)groups)) {
+    const acc_t scale = r[at.g];
+    const acc_t gw = (acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, dy, at.e)) * foo_weight_at(w, at.g, at.i);
 #ifdef EVAL
-      const acc_t v = gw * scale;
+    const acc_t v = gw * scale;
 #else
-      const acc_t xhat = ((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, x, base + i)) - mu) * scale;
-      const acc_t v = scale * (gw - mean_gw - xhat * mean_gw_xhat);
+    const acc_t xhat = ((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, x, at.e)) - m[at.g]) * scale;
+    const acc_t v = scale * (gw - s[2 * at.g] / count - xhat * (s[2 * at.g + 1] / count));
 #endif
-      FOO_STORE(DT, dx, base + i, v);
-    }
+    FOO_STORE(DT, dx, at.e, v);
   }
 }

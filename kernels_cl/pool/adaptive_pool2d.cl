@@ -10,7 +10,7 @@ typedef FOO_STORAGE(DT) st;
 typedef FOO_COMPUTE(DT) ct;
 
 #define FOO_POOL_MAX
-#include "pool.clh"
+#include "pool/pool.clh"
 
 inline long foo_window_start(long o, long out_size, long size) {
   return (o * size) / out_size;

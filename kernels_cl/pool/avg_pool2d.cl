@@ -3,7 +3,7 @@
 // (COUNT_INCLUDE_PAD) or not. Backward: each input element gathers grad / divisor from the outputs
 // whose window holds it (no atomics). Build options: DT (dtype name), INDEX_T, COUNT_INCLUDE_PAD.
 #include "common.clh"
-#include "pool.clh"
+#include "pool/pool.clh"
 
 typedef FOO_STORAGE(DT) st;
 typedef FOO_COMPUTE(DT) ct;

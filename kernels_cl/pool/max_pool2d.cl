@@ -10,7 +10,7 @@ typedef FOO_STORAGE(DT) st;
 typedef FOO_COMPUTE(DT) ct;
 
 #define FOO_POOL_MAX
-#include "pool.clh"
+#include "pool/pool.clh"
 
 __kernel void max_pool2d_forward(__global const char* input, ulong input_offset, __global char* output,
                                  ulong output_offset, __global char* indices, ulong indices_offset, foo_pool_shape s,

@@ -1,7 +1,7 @@
 // random/bernoulli: 1 with probability p (U[0, 1) < p), else 0; p a scalar (s0) or, with
 // WITH_INPUT, each element's own.
 #define RESULT_T uchar
-#include "random.clh"
+#include "random/random.clh"
 
 #ifdef WITH_INPUT
 uchar8 sample(uint8 w, pt8 p, pt unused0, pt unused1) {

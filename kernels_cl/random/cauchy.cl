@@ -1,5 +1,5 @@
 // random/cauchy: median + sigma * tan(pi * (U - 1/2)) with U in (0, 1).
-#include "random.clh"
+#include "random/random.clh"
 
 #if BITS == 64
 double8 sample(ulong8 w, double median, double sigma) {

@@ -2,7 +2,7 @@
 // scales kept ones by `scale`, writing the output and the bool mask. out = x * (keep ? scale : 0),
 // as CPU's x * mask * scale, so a dropped NaN or inf stays NaN.
 #include "common.clh"
-#include "philox.clh"
+#include "random/philox.clh"
 
 typedef FOO_STORAGE(OUT) out_t;
 typedef FOO_COMPUTE(OUT) ct;

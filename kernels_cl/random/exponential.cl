@@ -1,5 +1,5 @@
 // random/exponential: -log(U) / lambda with U in (0, 1), so never 0 (multinomial divides by it).
-#include "random.clh"
+#include "random/random.clh"
 
 #if BITS == 64
 double8 sample(ulong8 w, double lambda, double unused) {

@@ -1,5 +1,5 @@
 // random/geometric: the number of Bernoulli(p) trials up to the first success, ceil(log(U) / log1p(-p)).
-#include "random.clh"
+#include "random/random.clh"
 
 #if BITS == 64
 double8 sample(ulong8 w, double p, double unused) {

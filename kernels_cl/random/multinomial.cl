@@ -1,8 +1,8 @@
 // random/multinomial: samples with replacement. Sample i of row r draws U[0, 1) (the element
-// layout of philox.clh) and takes the first category whose cumulative weight exceeds U * total.
+// layout of random/philox.clh) and takes the first category whose cumulative weight exceeds U * total.
 // Build options: ACC (float or double: the dtype of the cumulative weights), INDEX_T.
 #include "common.clh"
-#include "philox.clh"
+#include "random/philox.clh"
 
 typedef FOO_COMPUTE(ACC) acc_t;
 

@@ -1,6 +1,6 @@
 // random/normal: mean + std * N(0, 1), by Box-Muller over pairs of words.
 #define PAIRED
-#include "random.clh"
+#include "random/random.clh"
 
 #if BITS == 64
 void sample_pair(ulong8 a, ulong8 b, double mean, double std, double8* first, double8* second) {

@@ -2,7 +2,7 @@
 // as CPU PyTorch does), or every 64-bit value when range is 0; then converted to the output dtype.
 #define PARAM_T ulong
 #define RESULT_T long
-#include "random.clh"
+#include "random/random.clh"
 
 long8 sample(word8 w, ulong range, ulong base) {
   const ulong8 bits = convert_ulong8(w);

@@ -1,5 +1,5 @@
 // random/uniform: from + (to - from) * U[0, 1), U with as many bits as the dtype's significand.
-#include "random.clh"
+#include "random/random.clh"
 
 #if BITS == 64
 double8 sample(ulong8 w, double from, double to) {

@@ -5,4 +5,4 @@
 #define REDUCE(acc, x, idx) FOO_MAXIMUM(acc, x)
 #define COMBINE(a, b) FOO_MAXIMUM(a, b)
 #define PROJECT(acc) (acc)
-#include "reduce.clh"
+#include "reduce/reduce.clh"

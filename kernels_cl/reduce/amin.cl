@@ -5,4 +5,4 @@
 #define REDUCE(acc, x, idx) FOO_MINIMUM(acc, x)
 #define COMBINE(a, b) FOO_MINIMUM(a, b)
 #define PROJECT(acc) (acc)
-#include "reduce.clh"
+#include "reduce/reduce.clh"

@@ -4,4 +4,4 @@
 #define REDUCE(acc, x, idx) ((uchar)((acc) || (x) != 0))
 #define COMBINE(a, b) ((uchar)((a) || (b)))
 #define PROJECT(acc) (acc)
-#include "reduce.clh"
+#include "reduce/reduce.clh"

@@ -33,4 +33,4 @@ inline foo_arg foo_arg_combine(foo_arg a, foo_arg b) {
 #else
 #define PROJECT(acc) ((acc).index)
 #endif
-#include "reduce.clh"
+#include "reduce/reduce.clh"

@@ -4,4 +4,4 @@
 #define REDUCE(acc, x, idx) ((acc) + ((x) != 0))
 #define COMBINE(a, b) ((a) + (b))
 #define PROJECT(acc) (acc)
-#include "reduce.clh"
+#include "reduce/reduce.clh"

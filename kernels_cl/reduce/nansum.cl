@@ -5,4 +5,4 @@
 #define REDUCE(acc, x, idx) ((acc) + (FOO_IS_NAN(x) ? (ct)0 : (x)))
 #define COMBINE(a, b) ((a) + (b))
 #define PROJECT(acc) (acc)
-#include "reduce.clh"
+#include "reduce/reduce.clh"

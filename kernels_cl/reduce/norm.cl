@@ -34,4 +34,4 @@
 #define PROJECT(acc) pow(acc, s1)
 #endif
 #define ACC_T ct
-#include "reduce.clh"
+#include "reduce/reduce.clh"

@@ -9,4 +9,4 @@
 #else
 #define PROJECT(acc) (acc)
 #endif
-#include "reduce.clh"
+#include "reduce/reduce.clh"

@@ -41,4 +41,4 @@ inline ct foo_welford_var(foo_welford a, ct correction) {
 #else
 #define PROJECT(acc) foo_welford_var(acc, s0)
 #endif
-#include "reduce.clh"
+#include "reduce/reduce.clh"

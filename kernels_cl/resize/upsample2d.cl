@@ -7,13 +7,11 @@
 // name), INDEX_T, ALIGN_CORNERS.
 #include "common.clh"
 #include "atomics.clh"
+#include "resize/resize_shape.h"
 
 typedef FOO_STORAGE(DT) st;
 typedef FOO_COMPUTE(DT) ct;
 
-typedef struct {
-  long in_h, in_w, out_h, out_w;
-} foo_resize_shape;
 
 inline long foo_nearest_source(long dst, float scale, long in_size) {
   return min((long)floor((float)dst * scale), in_size - 1);
