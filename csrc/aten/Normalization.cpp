@@ -2,6 +2,7 @@
 // launcher (launch/Norm.h), the rest composed of foo's reductions and elementwise kernels.
 // Statistics are computed in float32 for float16/bfloat16 inputs (float64 for float64), as on
 // CUDA; running statistics of batch_norm are updated in place.
+#include "launch/Dtypes.h"
 #include "launch/Norm.h"
 
 #include <ATen/TensorOperators.h>
@@ -25,13 +26,9 @@ namespace {
 using at::Tensor;
 using OptionalTensor = std::optional<Tensor>;
 
-c10::ScalarType accumulate(const Tensor& t) {
-  return t.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
-}
-
 // Mean and biased variance of `groups` groups of `outer` blocks of `inner` elements of input.
 std::pair<Tensor, Tensor> moments(const Tensor& input, int64_t groups, int64_t outer, int64_t inner) {
-  const Tensor mean = at::empty({groups}, input.options().dtype(accumulate(input)));
+  const Tensor mean = at::empty({groups}, input.options().dtype(launch::float_accumulate_type(input.scalar_type())));
   const Tensor var = at::empty({groups}, mean.options());
   launch::launch_moments(input.contiguous(), groups, outer, inner, mean, var);
   return {mean, var};
@@ -51,7 +48,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Optiona
                                               const OptionalTensor& running_var, bool training, double momentum,
                                               double eps) {
   const c10::DeviceGuard guard(input.device());
-  const c10::ScalarType acc = accumulate(input);
+  const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
   const Tensor x = input.contiguous();
   const int64_t channels = x.size(1), n = channels == 0 ? 0 : x.numel() / channels;
   Tensor mean, invstd;
@@ -85,7 +82,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
                                                        const OptionalTensor& save_invstd, bool train, double eps,
                                                        std::array<bool, 3> output_mask) {
   const c10::DeviceGuard guard(input.device());
-  const c10::ScalarType acc = accumulate(input);
+  const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
   const Tensor x = input.contiguous(), g = grad_out.contiguous();
   const int64_t channels = x.size(1), images = x.size(0);
   const int64_t inner = x.numel() / std::max<int64_t>(images * channels, 1);
@@ -124,7 +121,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, c10::IntArray
                   input.sizes().slice(input.dim() - normalized_shape.size()) == normalized_shape,
               "Given normalized_shape=", normalized_shape, ", expected input with shape [*, ",
               c10::Join(", ", normalized_shape), "], but got input of size", input.sizes());
-  const c10::ScalarType acc = accumulate(input);
+  const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
   const Tensor x = input.contiguous();
   int64_t rows = 1;  // the leading dims, which may hold a zero even when n does not, or not when it does
   for (int64_t d = 0; d < input.dim() - static_cast<int64_t>(normalized_shape.size()); ++d) rows *= input.size(d);
@@ -141,7 +138,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
                                                        const Tensor& rstd, const OptionalTensor& weight,
                                                        const OptionalTensor& bias, std::array<bool, 3> output_mask) {
   const c10::DeviceGuard guard(input.device());
-  const c10::ScalarType acc = accumulate(input);
+  const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
   const int64_t n = numel_of(normalized_shape);
   const Tensor x = input.contiguous(), g = grad_out.contiguous();
   const int64_t rows = mean.numel();
@@ -168,7 +165,8 @@ std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, const Optiona
                                               const OptionalTensor& bias, int64_t n, int64_t c, int64_t hw,
                                               int64_t groups, double eps) {
   const c10::DeviceGuard guard(input.device());
-  const Tensor x = input.contiguous().view({n, groups, c / groups * hw}).to(accumulate(input));
+  const Tensor x =
+      input.contiguous().view({n, groups, c / groups * hw}).to(launch::float_accumulate_type(input.scalar_type()));
   auto [mean, var] = moments(input, n * groups, 1, x.size(2));
   mean = mean.view({n, groups, 1});
   const Tensor rstd = (var.view({n, groups, 1}) + eps).rsqrt_();
@@ -183,7 +181,7 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
                                                        int64_t c, int64_t hw, int64_t groups,
                                                        std::array<bool, 3> output_mask) {
   const c10::DeviceGuard guard(input.device());
-  const c10::ScalarType acc = accumulate(input);
+  const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
   const Tensor x = input.contiguous().view({n, groups, c / groups * hw}).to(acc);
   const Tensor g = grad_out.contiguous().view({n, c, hw}).to(acc);
   const Tensor r = rstd.view({n, groups, 1}).to(acc);

@@ -2,6 +2,7 @@
 // standard deviation, counts. PyTorch's meta functions size and type the outputs where they exist;
 // every reduction runs the launcher with its kernels_cl/reduce/<op>.cl program.
 #include "aten/Structured.h"
+#include "launch/Dtypes.h"
 #include "launch/Reduce.h"
 
 #include <ATen/WrapDimUtils.h>
@@ -34,10 +35,6 @@ namespace {
 using at::Tensor;
 using OptionalDims = at::OptionalIntArrayRef;
 using OptionalDtype = std::optional<at::ScalarType>;
-
-c10::ScalarType accumulate(c10::ScalarType t) {
-  return t == at::kHalf || t == at::kBFloat16 ? at::kFloat : t;
-}
 
 // Wrapped reduced dims; empty (or none given) means every dim, as in PyTorch, which also raises
 // for a repeated dim and for more than 64 dims.
@@ -81,19 +78,19 @@ void reduce(const Tensor& self, const Tensor& out, const std::vector<int64_t>& d
 void sum_kernel(at::meta::structured_sum_dim_IntList& op, const Tensor& self, OptionalDims dims, bool keepdim,
                 OptionalDtype) {
   const Tensor& out = op.maybe_get_output(0);
-  reduce(self, out, wrap_dims(self, dims), keepdim, {"reduce/sum", accumulate(out.scalar_type())});
+  reduce(self, out, wrap_dims(self, dims), keepdim, {launch::Reduction::kSum, launch::compute_type(out.scalar_type())});
 }
 
 void mean_kernel(at::meta::structured_mean_dim& op, const Tensor& self, OptionalDims dims, bool keepdim,
                  OptionalDtype) {
   const Tensor& out = op.maybe_get_output(0);
   const double scale = 1.0 / static_cast<double>(reduced_count(self, out));
-  reduce(self, out, wrap_dims(self, dims), keepdim, {"reduce/sum", accumulate(out.scalar_type()), "-DMEAN", {scale}});
+  reduce(self, out, wrap_dims(self, dims), keepdim, {launch::Reduction::kMean, launch::compute_type(out.scalar_type()), {scale}});
 }
 
 void prod_kernel(at::meta::structured_prod_dim_int& op, const Tensor& self, int64_t dim, bool keepdim, OptionalDtype) {
   const Tensor& out = op.maybe_get_output(0);
-  reduce(self, out, {c10::maybe_wrap_dim(dim, self.dim())}, keepdim, {"reduce/prod", accumulate(out.scalar_type())});
+  reduce(self, out, {c10::maybe_wrap_dim(dim, self.dim())}, keepdim, {launch::Reduction::kProd, launch::compute_type(out.scalar_type())});
 }
 
 c10::ScalarType sum_dtype(const Tensor& self, OptionalDtype dtype) {
@@ -103,7 +100,7 @@ c10::ScalarType sum_dtype(const Tensor& self, OptionalDtype dtype) {
 
 Tensor prod(const Tensor& self, OptionalDtype dtype) {
   Tensor out = at::empty({}, self.options().dtype(sum_dtype(self, dtype)));
-  reduce(self, out, {}, false, {"reduce/prod", accumulate(out.scalar_type())});
+  reduce(self, out, {}, false, {launch::Reduction::kProd, launch::compute_type(out.scalar_type())});
   return out;
 }
 
@@ -112,7 +109,7 @@ Tensor& nansum_out(const Tensor& self, OptionalDims dims, bool keepdim, Optional
   at::native::resize_output(out, reduced_shape(self, wrapped, keepdim));
   TORCH_CHECK(out.scalar_type() == sum_dtype(self, dtype), "nansum: expected out dtype ", sum_dtype(self, dtype),
               " but got ", out.scalar_type());
-  reduce(self, out, wrapped, keepdim, {"reduce/nansum", accumulate(out.scalar_type())});
+  reduce(self, out, wrapped, keepdim, {launch::Reduction::kNansum, launch::compute_type(out.scalar_type())});
   return out;
 }
 
@@ -124,18 +121,18 @@ Tensor nansum(const Tensor& self, OptionalDims dims, bool keepdim, OptionalDtype
 // ---- extrema ----------------------------------------------------------------------------------------
 
 template <class Meta>
-void extremum_kernel(Meta& op, const Tensor& self, c10::IntArrayRef dims, bool keepdim, const char* key) {
+void extremum_kernel(Meta& op, const Tensor& self, c10::IntArrayRef dims, bool keepdim, launch::Reduction reduction) {
   const Tensor& out = op.maybe_get_output(0);
   std::vector<int64_t> wrapped;
   for (int64_t d : dims) wrapped.push_back(c10::maybe_wrap_dim(d, self.dim()));
-  reduce(self, out, wrapped, keepdim, {key, accumulate(self.scalar_type())});
+  reduce(self, out, wrapped, keepdim, {reduction, launch::compute_type(self.scalar_type())});
 }
 
 template <class Meta>
-void arg_kernel(Meta& op, const Tensor& self, std::optional<int64_t> dim, bool keepdim, const char* variant) {
+void arg_kernel(Meta& op, const Tensor& self, std::optional<int64_t> dim, bool keepdim, bool is_min) {
   const Tensor& out = op.maybe_get_output(0);
   const std::vector<int64_t> dims = dim ? std::vector<int64_t>{c10::maybe_wrap_dim(*dim, self.dim())} : std::vector<int64_t>{};
-  reduce(self, out, dims, dim ? keepdim : false, {"reduce/argmax", accumulate(self.scalar_type()), variant});
+  reduce(self, out, dims, dim ? keepdim : false, {is_min ? launch::Reduction::kArgmin : launch::Reduction::kArgmax, launch::compute_type(self.scalar_type())});
 }
 
 // max.dim and min.dim: values and first indices.
@@ -154,7 +151,7 @@ std::tuple<Tensor&, Tensor&> extremum_dim_out(const Tensor& self, int64_t dim, b
   at::native::resize_output(values, shape);
   at::native::resize_output(indices, shape);
   reduce(self, values, dims, keepdim,
-         {"reduce/argmax", accumulate(self.scalar_type()), is_min ? "-DWITH_VALUES -DARGMIN" : "-DWITH_VALUES"},
+         {is_min ? launch::Reduction::kMin : launch::Reduction::kMax, launch::compute_type(self.scalar_type())},
          indices);
   return {values, indices};
 }
@@ -187,7 +184,7 @@ Tensor& full_extremum_out(const Tensor& self, Tensor& out, bool is_min) {
               ": Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
               "'dim' argument.");
   at::native::resize_output(out, {});
-  reduce(self, out, {}, false, {is_min ? "reduce/amin" : "reduce/amax", accumulate(self.scalar_type())});
+  reduce(self, out, {}, false, {is_min ? launch::Reduction::kAmin : launch::Reduction::kAmax, launch::compute_type(self.scalar_type())});
   return out;
 }
 
@@ -212,30 +209,30 @@ Tensor& min_all_out(const Tensor& self, Tensor& out) {
 void aminmax_kernel(at::meta::structured_aminmax& op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   const std::vector<int64_t> dims = dim ? std::vector<int64_t>{c10::maybe_wrap_dim(*dim, self.dim())} : std::vector<int64_t>{};
   const bool keep = dim ? keepdim : false;
-  reduce(self, op.maybe_get_output(0), dims, keep, {"reduce/amin", accumulate(self.scalar_type())});
-  reduce(self, op.maybe_get_output(1), dims, keep, {"reduce/amax", accumulate(self.scalar_type())});
+  reduce(self, op.maybe_get_output(0), dims, keep, {launch::Reduction::kAmin, launch::compute_type(self.scalar_type())});
+  reduce(self, op.maybe_get_output(1), dims, keep, {launch::Reduction::kAmax, launch::compute_type(self.scalar_type())});
 }
 
 // ---- logical ----------------------------------------------------------------------------------------
 
 template <class Meta>
-void logical_kernel(Meta& op, const Tensor& self, std::vector<int64_t> dims, bool keepdim, const char* key) {
-  reduce(self, op.maybe_get_output(0), dims, keepdim, {key, accumulate(self.scalar_type())});
+void logical_kernel(Meta& op, const Tensor& self, std::vector<int64_t> dims, bool keepdim, launch::Reduction reduction) {
+  reduce(self, op.maybe_get_output(0), dims, keepdim, {reduction, launch::compute_type(self.scalar_type())});
 }
 
 // ---- norms --------------------------------------------------------------------------------------------
 
 launch::ReduceOp norm_op(double p, c10::ScalarType compute) {
-  if (p == 2) return {"reduce/norm", compute, "-DNORM_2"};
-  if (p == 1) return {"reduce/norm", compute, "-DNORM_1"};
-  if (p == 0) return {"reduce/norm", compute, "-DNORM_ZERO"};
-  if (std::isinf(p)) return {"reduce/norm", compute, p > 0 ? "-DNORM_INF" : "-DNORM_NEG_INF"};
-  return {"reduce/norm", compute, "", {p, 1.0 / p}};
+  if (p == 2) return {launch::Reduction::kNorm2, compute};
+  if (p == 1) return {launch::Reduction::kNorm1, compute};
+  if (p == 0) return {launch::Reduction::kNorm0, compute};
+  if (std::isinf(p)) return {p > 0 ? launch::Reduction::kNormInf : launch::Reduction::kNormNegInf, compute};
+  return {launch::Reduction::kNorm, compute, {p, 1.0 / p}};
 }
 
 void norm_into(const Tensor& self, const Tensor& out, double p, std::vector<int64_t> dims, bool keepdim) {
   // The elements are read in out's precision (a float32 norm of float16 input upcasts, as CPU).
-  reduce(self, out, dims, keepdim, norm_op(p, accumulate(out.scalar_type())));
+  reduce(self, out, dims, keepdim, norm_op(p, launch::compute_type(out.scalar_type())));
 }
 
 // ---- variance -----------------------------------------------------------------------------------------
@@ -249,7 +246,7 @@ Tensor& var_std_out(const Tensor& self, OptionalDims dims, const std::optional<a
   TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ", self.scalar_type(),
               ", but got ", out.scalar_type(), " instead");
   const double c = correction ? correction->toDouble() : 1.0;
-  reduce(self, out, wrapped, keepdim, {"reduce/var", accumulate(self.scalar_type()), is_std ? "-DSTD" : "", {c}});
+  reduce(self, out, wrapped, keepdim, {is_std ? launch::Reduction::kStd : launch::Reduction::kVar, launch::compute_type(self.scalar_type()), {c}});
   return out;
 }
 
@@ -290,7 +287,7 @@ std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, OptionalDims 
 Tensor count_nonzero_dims(const Tensor& self, c10::IntArrayRef dims) {
   const std::vector<int64_t> wrapped = wrap_dims(self, dims);
   Tensor out = at::empty(reduced_shape(self, wrapped, false), self.options().dtype(at::kLong));
-  reduce(self, out, wrapped, false, {"reduce/count_nonzero", accumulate(self.scalar_type())});
+  reduce(self, out, wrapped, false, {launch::Reduction::kCountNonzero, launch::compute_type(self.scalar_type())});
   return out;
 }
 
@@ -314,25 +311,25 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured_with_self<Amax, c10::IntArrayRef, bool>(
       m, "amax", nullptr, "amax.out",
       [](Amax& op, const Tensor& self, c10::IntArrayRef dims, bool keepdim) {
-        extremum_kernel(op, self, dims, keepdim, "reduce/amax");
+        extremum_kernel(op, self, dims, keepdim, launch::Reduction::kAmax);
       });
   using Amin = at::meta::structured_amin;
   register_structured_with_self<Amin, c10::IntArrayRef, bool>(
       m, "amin", nullptr, "amin.out",
       [](Amin& op, const Tensor& self, c10::IntArrayRef dims, bool keepdim) {
-        extremum_kernel(op, self, dims, keepdim, "reduce/amin");
+        extremum_kernel(op, self, dims, keepdim, launch::Reduction::kAmin);
       });
   using Argmax = at::meta::structured_argmax;
   register_structured_with_self<Argmax, std::optional<int64_t>, bool>(
       m, "argmax", nullptr, "argmax.out",
       [](Argmax& op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-        arg_kernel(op, self, dim, keepdim, "");
+        arg_kernel(op, self, dim, keepdim, false);
       });
   using Argmin = at::meta::structured_argmin;
   register_structured_with_self<Argmin, std::optional<int64_t>, bool>(
       m, "argmin", nullptr, "argmin.out",
       [](Argmin& op, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-        arg_kernel(op, self, dim, keepdim, "-DARGMIN");
+        arg_kernel(op, self, dim, keepdim, true);
       });
   m.impl("max.dim", max_dim);
   m.impl("min.dim", min_dim);
@@ -361,30 +358,30 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using AllDim = at::meta::structured_all_dim;
   register_structured_with_self<AllDim, int64_t, bool>(
       m, "all.dim", nullptr, "all.out", [](AllDim& op, const Tensor& self, int64_t dim, bool keepdim) {
-        logical_kernel(op, self, {c10::maybe_wrap_dim(dim, self.dim())}, keepdim, "reduce/all");
+        logical_kernel(op, self, {c10::maybe_wrap_dim(dim, self.dim())}, keepdim, launch::Reduction::kAll);
       });
   using AllDims = at::meta::structured_all_dims;
   register_structured_with_self<AllDims, OptionalDims, bool>(
       m, "all.dims", nullptr, "all.dims_out", [](AllDims& op, const Tensor& self, OptionalDims dims, bool keepdim) {
-        logical_kernel(op, self, wrap_dims(self, dims), keepdim, "reduce/all");
+        logical_kernel(op, self, wrap_dims(self, dims), keepdim, launch::Reduction::kAll);
       });
   using All = at::meta::structured_all;
   register_structured_with_self<All>(m, "all", nullptr, "all.all_out", [](All& op, const Tensor& self) {
-    logical_kernel(op, self, {}, false, "reduce/all");
+    logical_kernel(op, self, {}, false, launch::Reduction::kAll);
   });
   using AnyDim = at::meta::structured_any_dim;
   register_structured_with_self<AnyDim, int64_t, bool>(
       m, "any.dim", nullptr, "any.out", [](AnyDim& op, const Tensor& self, int64_t dim, bool keepdim) {
-        logical_kernel(op, self, {c10::maybe_wrap_dim(dim, self.dim())}, keepdim, "reduce/any");
+        logical_kernel(op, self, {c10::maybe_wrap_dim(dim, self.dim())}, keepdim, launch::Reduction::kAny);
       });
   using AnyDims = at::meta::structured_any_dims;
   register_structured_with_self<AnyDims, OptionalDims, bool>(
       m, "any.dims", nullptr, "any.dims_out", [](AnyDims& op, const Tensor& self, OptionalDims dims, bool keepdim) {
-        logical_kernel(op, self, wrap_dims(self, dims), keepdim, "reduce/any");
+        logical_kernel(op, self, wrap_dims(self, dims), keepdim, launch::Reduction::kAny);
       });
   using Any = at::meta::structured_any;
   register_structured_with_self<Any>(m, "any", nullptr, "any.all_out", [](Any& op, const Tensor& self) {
-    logical_kernel(op, self, {}, false, "reduce/any");
+    logical_kernel(op, self, {}, false, launch::Reduction::kAny);
   });
 
   using Norm = at::meta::structured_norm_ScalarOpt_dim;

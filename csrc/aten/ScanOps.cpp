@@ -34,7 +34,7 @@ void scan(const Tensor& self, const Tensor& out, const Tensor& indices, int64_t 
   TORCH_CHECK(limit == 0 || size < limit, "foo-cl: cumulative ops along a dim of ", size, " elements is not supported on ",
               out.device(), ", whose OpenCL driver ends a work-item's loops after ", limit, " iterations");
   const c10::ScalarType out_type = out.scalar_type();
-  const c10::ScalarType compute = out_type == at::kHalf || out_type == at::kBFloat16 ? at::kFloat : out_type;
+  const c10::ScalarType compute = launch::compute_type(out_type);
   const std::string options = launch::dtype_option("IN0", input.scalar_type()) + launch::dtype_option("OUT", out_type) +
                               launch::compute_option(compute) + variant;
   launch::KernelCall call(out.device().index(), "scan/scan", "scan_contig", options);

@@ -30,9 +30,6 @@ RowShape row_shape(const Tensor& t, int64_t dim) {
   return shape;
 }
 
-c10::ScalarType accumulate(c10::ScalarType t) {
-  return t == at::kHalf || t == at::kBFloat16 ? at::kFloat : t;
-}
 
 // Runs `name` over every row into `out`, through a contiguous temporary when out is not contiguous.
 void launch_rows(const char* name, const Tensor& out, std::initializer_list<Tensor> inputs, int64_t dim, bool log) {
@@ -41,15 +38,15 @@ void launch_rows(const char* name, const Tensor& out, std::initializer_list<Tens
   const Tensor result = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
   const Tensor& first = *inputs.begin();
   const RowShape shape = row_shape(first, dim);
-  const c10::ScalarType compute = accumulate(out.scalar_type());
+  const c10::ScalarType compute = launch::compute_type(out.scalar_type());
   const runtime::DeviceInfo& info = runtime::device_info(out.device().index());
   const bool cpu_device = info.cpu_class;
-  const size_t local = cpu_device ? 1 : std::min<size_t>(256, info.max_work_group_size);
+  const size_t local = info.row_group_size;
   std::string options = launch::dtype_option("IN0", first.scalar_type()) +
                         launch::dtype_option("OUT", out.scalar_type()) + launch::compute_option(compute) +
                         "-DLOCAL_SIZE=" + std::to_string(local) + (log ? " -DLOG" : "");
   if (cpu_device && shape.inner == 1 && first.scalar_type() == compute && out.scalar_type() == compute) {
-    options += " -DVEC=8";
+    options += " -DVEC=" + std::to_string(info.vector_width);
   }
   launch::KernelCall call(out.device().index(), "softmax/softmax", name, options);
   call.buffer(result.const_data_ptr());

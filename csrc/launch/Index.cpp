@@ -41,7 +41,7 @@ void launch_fold_sorted(const at::Tensor& out, const at::Tensor& keys, const at:
   const at::Tensor sorted = at::empty_like(rows), order = at::empty_like(rows);
   launch_sort_rows(rows, sorted, order, /*descending=*/false);
   const c10::ScalarType type = out.scalar_type();
-  const c10::ScalarType acc = at::isReducedFloatingType(type) ? at::kFloat : type == at::kBool ? at::kLong : type;
+  const c10::ScalarType acc = type == at::kBool ? at::kLong : compute_type(type);
   const int64_t n = values.numel();
   KernelCall(out.device().index(), "index/fold_sorted", "fold_sorted",
              dtype_option("DT", type) + dtype_option("ACC", acc) + fold_option(fold) + index_option(n))

@@ -3,6 +3,7 @@
 // (sizes and byte strides, collapsed, split on the host when the rank exceeds kMaxDims).
 #pragma once
 
+#include "launch/Dtypes.h"
 #include "runtime/Allocator.h"
 #include "runtime/ProgramCache.h"
 
@@ -36,25 +37,6 @@ constexpr size_t kNonLayoutArgBytes = 128;
 // How many dims of a layout with `longs_per_dim` values per dim (sizes and strides) a launch on
 // `device` can pass within the device's argument limit, at most kMaxDims and at least one.
 int max_layout_dims(c10::DeviceIndex device, int longs_per_dim);
-
-// The kernels_cl/common.clh name of a dtype ("float", "bfloat16", "int64", ...); raises for others.
-const char* dtype_name(c10::ScalarType type);
-
-// The name of the unsigned-size dtype with the same element size, for kernels that only move bits.
-const char* bits_dtype_name(c10::ScalarType type);
-
-// Dtypes foo tensors can have although no kernel computes in them: unsigned 16/32/64-bit integers
-// and the float8 formats (storage, copies, views, fill; their ops run through the CPU fallback).
-bool is_storage_only(c10::ScalarType type);
-
-// Raises unless foo tensors of `type` can live on `device` (float64 needs cl_khr_fp64).
-void check_dtype_supported(c10::DeviceIndex device, c10::ScalarType type);
-
-// "-DMACRO=<dtype name> ", plus -DFOO_FP64 for float64.
-std::string dtype_option(const char* macro, c10::ScalarType type);
-
-// "-DCOMPUTE=<dtype name> " with COMPUTE_IS_FLOAT or COMPUTE_IS_BOOL, which kernels_cl/math.clh reads.
-std::string compute_option(c10::ScalarType type);
 
 // "-DINDEX_T=uint " when n elements fit 32-bit indices, else ulong.
 std::string index_option(int64_t n);

@@ -12,14 +12,6 @@
 namespace foo_cl::launch {
 namespace {
 
-// A power of two (the kernels' tree sums halve it), at most 256.
-size_t local_size(const runtime::DeviceInfo& info) {
-  if (info.cpu_class) return 1;
-  size_t local = 256;
-  while (local > info.max_work_group_size) local /= 2;
-  return local;
-}
-
 size_t group_count(const runtime::DeviceInfo& info, int64_t groups) {
   return std::min<size_t>(static_cast<size_t>(groups), static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64);
 }
@@ -45,7 +37,7 @@ void launch_moments(const at::Tensor& input, int64_t groups, int64_t outer, int6
   if (groups == 0) return;
   const c10::DeviceGuard guard(input.device());
   const runtime::DeviceInfo& info = runtime::device_info(input.device().index());
-  const size_t local = local_size(info);
+  const size_t local = info.row_group_size;
   KernelCall(input.device().index(), "norm/moments", "moments",
              dtype_option("DT", input.scalar_type()) + dtype_option("ACC", mean.scalar_type()) +
                  "-DLOCAL_SIZE=" + std::to_string(local))
@@ -88,7 +80,7 @@ at::Tensor launch_group_sums(const at::Tensor& grad, const at::Tensor& input, co
   if (groups == 0 || input.numel() == 0) return sums;
   const c10::DeviceGuard guard(input.device());
   const runtime::DeviceInfo& info = runtime::device_info(input.device().index());
-  const size_t local = local_size(info);
+  const size_t local = info.row_group_size;
   KernelCall(input.device().index(), "norm/norm_backward", "group_sums",
              norm_options(input, mean, weight, per_element) + "-DLOCAL_SIZE=" + std::to_string(local) + " " +
                  index_option(input.numel()))
@@ -115,7 +107,7 @@ void launch_input_grad(const at::Tensor& grad, const at::Tensor& input, const at
   const int64_t n = input.numel();
   const runtime::DeviceInfo& info = runtime::device_info(input.device().index());
   std::string options = norm_options(input, mean, weight, per_element) + "-DLOCAL_SIZE=" +
-                        std::to_string(local_size(info)) + " " + index_option(n);
+                        std::to_string(info.row_group_size) + " " + index_option(n);
   if (eval) options += "-DEVAL ";
   KernelCall(input.device().index(), "norm/norm_backward", "input_grad", options)
       .buffer(grad.const_data_ptr())

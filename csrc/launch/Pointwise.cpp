@@ -2,6 +2,7 @@
 #include "launch/Pointwise.h"
 
 #include "launch/Launch.h"
+#include "runtime/Device.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/TensorIterator.h>
@@ -39,21 +40,16 @@ c10::ScalarType common_type(const at::TensorIteratorBase& iter, c10::ScalarType 
   return common != c10::ScalarType::Undefined ? common : iter.dtype(iter.noutputs());
 }
 
-// Half and bfloat16 compute in float; every other dtype in itself.
-c10::ScalarType compute_type(c10::ScalarType common) {
-  return (common == c10::kHalf || common == c10::kBFloat16) ? c10::kFloat : common;
-}
-
 // Vector loads need every tensor in the compute dtype, or in float16 for float (vload_halfN).
 // NOTE: PoCL 3.1 compiles vload_half8/vstore_half8 to 16-byte aligned moves (the spec asks only for
 // 2-byte alignment), so a float16 operand must start on a whole vector.
-bool can_vectorize(const at::TensorIteratorBase& iter, c10::ScalarType compute) {
+bool can_vectorize(const at::TensorIteratorBase& iter, c10::ScalarType compute, int width) {
   if (compute != c10::kFloat && compute != c10::kDouble) return false;
   for (int a = 0; a < iter.ntensors(); ++a) {
     if (iter.is_cpu_scalar(a)) continue;
     const c10::ScalarType type = iter.dtype(a);
     if (type == c10::kHalf && compute == c10::kFloat) {
-      if (!is_vector_aligned(iter.data_ptr(a), 8 * sizeof(c10::Half))) return false;
+      if (!is_vector_aligned(iter.data_ptr(a), width * sizeof(c10::Half))) return false;
     } else if (type != compute) {
       return false;
     }
@@ -103,7 +99,7 @@ std::string build_options(const Variant& v, int ninputs) {
     if (v.cpu_scalars & (1 << k)) options += "-D" + name + "_SCALAR ";
   }
   if (v.rounding != c10::ScalarType::Undefined) options += std::string("-DROUND_") + dtype_name(v.rounding) + " ";
-  if (v.vectorized) options += "-DVEC=8 ";
+  if (v.vectorized) options += "-DVEC=" + std::to_string(runtime::device_info(v.device).vector_width) + " ";
   if (v.ndim > 0) options += "-DNDIM=" + std::to_string(v.ndim);
   return options;
 }
@@ -169,8 +165,8 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
   };
 
   if (is_contiguous_ignoring_scalars(iter)) {
-    // 8 lanes: one AVX register of float on CPUs, a 32-byte access per work-item on GPUs.
-    variant.vectorized = variant.rounding == c10::ScalarType::Undefined && can_vectorize(iter, variant.compute);
+    variant.vectorized = variant.rounding == c10::ScalarType::Undefined &&
+                         can_vectorize(iter, variant.compute, runtime::device_info(variant.device).vector_width);
     bind_and_launch(KernelCall(variant.device, variant_kernel(variant, iter.ninputs()), "pointwise_contig"), {},
                     nullptr, n);
     return;

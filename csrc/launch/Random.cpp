@@ -33,11 +33,6 @@ void fill_logically(const at::Tensor& out, const std::function<void(const at::Te
   out.copy_(dense);
 }
 
-// The kernel's parameter type pt: float, or double for a float64 output.
-c10::ScalarType param_type(const at::Tensor& out) {
-  return out.scalar_type() == c10::kDouble ? c10::kDouble : c10::kFloat;
-}
-
 }  // namespace
 
 void launch_random(const at::Tensor& out, const std::string& key, int bits, const std::optional<at::Generator>& gen,
@@ -47,16 +42,16 @@ void launch_random(const at::Tensor& out, const std::string& key, int bits, cons
     const c10::DeviceIndex device = dense.device().index();
     std::string options = dtype_option("OUT", dense.scalar_type()) + index_option(n) +
                           "-DBITS=" + std::to_string(bits) + " ";
-    // The kernel reads inputs in its parameter type.
-    const at::Tensor in =
-        input.defined() ? input.to(param_type(dense)).expand(dense.sizes()).contiguous() : input;
+    // The kernel's parameters (and inputs) are of its parameter type pt: float, or double for float64.
+    const c10::ScalarType param_type = float_accumulate_type(dense.scalar_type());
+    const at::Tensor in = input.defined() ? input.to(param_type).expand(dense.sizes()).contiguous() : input;
     if (in.defined()) options += "-DWITH_INPUT ";
     const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * tiles(n, bits));
     KernelCall call(device, key, "sample_contig", options);
     call.buffer(dense.data_ptr());
     if (in.defined()) call.buffer(in.data_ptr());
     call.value(state.seed).value(state.offset);
-    call.scalar(s0, param_type(dense)).scalar(s1, param_type(dense));
+    call.scalar(s0, param_type).scalar(s1, param_type);
     call.count(n).launch(tiles(n, bits));
   });
 }

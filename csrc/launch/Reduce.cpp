@@ -63,6 +63,60 @@ int64_t product(const std::vector<Dim>& dims) {
   return n;
 }
 
+// The kernels_cl program of a reduction and the build options of its variant.
+struct Program {
+  const char* key;
+  const char* options;
+};
+
+Program program(Reduction reduction) {
+  switch (reduction) {
+    case Reduction::kSum:
+      return {"reduce/sum", ""};
+    case Reduction::kMean:
+      return {"reduce/sum", "-DMEAN"};
+    case Reduction::kProd:
+      return {"reduce/prod", ""};
+    case Reduction::kNansum:
+      return {"reduce/nansum", ""};
+    case Reduction::kAmax:
+      return {"reduce/amax", ""};
+    case Reduction::kAmin:
+      return {"reduce/amin", ""};
+    case Reduction::kArgmax:
+      return {"reduce/argmax", ""};
+    case Reduction::kArgmin:
+      return {"reduce/argmax", "-DARGMIN"};
+    case Reduction::kMax:
+      return {"reduce/argmax", "-DWITH_VALUES"};
+    case Reduction::kMin:
+      return {"reduce/argmax", "-DWITH_VALUES -DARGMIN"};
+    case Reduction::kAll:
+      return {"reduce/all", ""};
+    case Reduction::kAny:
+      return {"reduce/any", ""};
+    case Reduction::kCountNonzero:
+      return {"reduce/count_nonzero", ""};
+    case Reduction::kNorm:
+      return {"reduce/norm", ""};
+    case Reduction::kNorm0:
+      return {"reduce/norm", "-DNORM_ZERO"};
+    case Reduction::kNorm1:
+      return {"reduce/norm", "-DNORM_1"};
+    case Reduction::kNorm2:
+      return {"reduce/norm", "-DNORM_2"};
+    case Reduction::kNormInf:
+      return {"reduce/norm", "-DNORM_INF"};
+    case Reduction::kNormNegInf:
+      return {"reduce/norm", "-DNORM_NEG_INF"};
+    case Reduction::kVar:
+      return {"reduce/var", ""};
+    case Reduction::kStd:
+      return {"reduce/var", "-DSTD"};
+  }
+  TORCH_INTERNAL_ASSERT(false, "unknown reduction");
+}
+
 constexpr size_t kPartialBytes = 64;  // room for any accumulator struct of kernels_cl/reduce
 
 }  // namespace
@@ -119,8 +173,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
 
   const runtime::DeviceInfo& info = runtime::device_info(device);
   const bool cpu_device = info.cpu_class;
-  // CPU devices: one work-item per group walking its slice in order; GPUs: 256 items sharing it.
-  const size_t local = cpu_device ? 1 : std::min<size_t>(256, info.max_work_group_size);
+  const size_t local = info.row_group_size;
   const int64_t wanted_groups = static_cast<int64_t>(std::max<uint32_t>(info.compute_units, 1)) * (cpu_device ? 8 : 4);
   const int64_t min_chunk = cpu_device ? 4096 : static_cast<int64_t>(local) * 16;
   const int64_t slices = std::max<int64_t>(
@@ -131,9 +184,9 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
   std::string options = dtype_option("IN0", self.scalar_type()) + dtype_option("OUT", out.scalar_type()) +
                         compute_option(op.compute) + "-DKDIM=" + std::to_string(kept.size()) +
                         " -DRDIM=" + std::to_string(red.size()) + " -DLOCAL_SIZE=" + std::to_string(local) + " " +
-                        op.options;
+                        program(op.reduction).options;
   if (cpu_device && red.size() == 1 && red[0].strides[0] == in_size && self.scalar_type() == op.compute) {
-    options += " -DVEC=8";
+    options += " -DVEC=" + std::to_string(info.vector_width);
   }
   const StridedLayout kept_layout = to_layout(kept), red_layout = to_layout(red);
   const int kdims = static_cast<int>(kept.size()), rdims = static_cast<int>(red.size());
@@ -142,7 +195,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
   const void* out2 = indices.defined() ? indices.const_data_ptr() : out.const_data_ptr();
   // Combines each output's per-slice accumulators (stored output-major) into the output.
   auto finish_partials = [&](const at::Tensor& partial, int64_t slices) {
-    KernelCall finish(device, op.key, "reduce_partials", options);
+    KernelCall finish(device, program(op.reduction).key, "reduce_partials", options);
     finish.buffer(out.const_data_ptr()).buffer(out2).layout(kept_layout, kdims, 3);
     finish.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_uint>(slices));
     finish.scalar(params[0], op.compute);
@@ -163,7 +216,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
       column_partial = at::empty({n_out * column_slices * static_cast<int64_t>(kPartialBytes)},
                                  self.options().dtype(at::kByte));
     }
-    KernelCall call(device, op.key, "reduce_columns", options + " -DCOLUMNS=16");
+    KernelCall call(device, program(op.reduction).key, "reduce_columns", options + " -DCOLUMNS=16");
     call.buffer(out.const_data_ptr()).buffer(self.const_data_ptr());
     call.layout(kept_layout, kdims, 3).layout(red_layout, rdims, 1);
     call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
@@ -178,7 +231,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
 
   at::Tensor partial;
   if (slices > 1) partial = at::empty({n_out * slices * static_cast<int64_t>(kPartialBytes)}, self.options().dtype(at::kByte));
-  KernelCall call(device, op.key, "reduce_slices", options);
+  KernelCall call(device, program(op.reduction).key, "reduce_slices", options);
   // An empty input is never read (each output is its reduction's identity): any buffer fills the slot.
   call.buffer(out.const_data_ptr()).buffer(out2).buffer(self.numel() > 0 ? self.const_data_ptr() : out.const_data_ptr());
   call.layout(kept_layout, kdims, 3).layout(red_layout, rdims, 1);

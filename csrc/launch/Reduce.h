@@ -5,15 +5,38 @@
 
 #include <ATen/core/Tensor.h>
 
-#include <string>
 #include <vector>
 
 namespace foo_cl::launch {
 
+// The reductions of kernels_cl/reduce/, with the scalar parameters (s0, s1) those that take some read.
+enum class Reduction {
+  kSum,
+  kMean,  // s0: 1 / the number of reduced elements
+  kProd,
+  kNansum,
+  kAmax,
+  kAmin,
+  kArgmax,  // the index output only
+  kArgmin,
+  kMax,  // values and indices
+  kMin,
+  kAll,
+  kAny,
+  kCountNonzero,
+  kNorm,  // s0: p, s1: 1 / p
+  kNorm0,
+  kNorm1,
+  kNorm2,
+  kNormInf,
+  kNormNegInf,
+  kVar,  // s0: the correction
+  kStd,
+};
+
 struct ReduceOp {
-  std::string key;                   // kernels_cl program, e.g. "reduce/sum"
-  c10::ScalarType compute;           // the compute type `ct` (elements are converted to it)
-  std::string options = "";          // extra build options (variants such as -DMEAN)
+  Reduction reduction;
+  c10::ScalarType compute;               // the compute type `ct` (elements are converted to it)
   std::vector<c10::Scalar> params = {};  // s0, s1
 };
 

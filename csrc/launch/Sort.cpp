@@ -16,10 +16,6 @@ uint64_t next_power_of_two(uint64_t n) {
   return p;
 }
 
-c10::ScalarType compute_type(c10::ScalarType t) {
-  return t == c10::kHalf || t == c10::kBFloat16 ? c10::kFloat : t;
-}
-
 }  // namespace
 
 void launch_sort_rows(const at::Tensor& keys, const at::Tensor& values, const at::Tensor& positions, bool descending) {

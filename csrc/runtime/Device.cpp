@@ -87,6 +87,14 @@ uint64_t parameter_size_cap() {
   return cap;
 }
 
+// The variant class of a device and the choices that follow from it.
+void set_device_class(DeviceInfo& info, bool cpu_class) {
+  info.cpu_class = cpu_class;
+  info.row_group_size = 1;
+  if (cpu_class) return;
+  while (info.row_group_size < 256 && info.row_group_size * 2 <= info.max_work_group_size) info.row_group_size *= 2;
+}
+
 DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   DeviceInfo info;
   info.platform = platform;
@@ -118,7 +126,7 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
                   device_value<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
   info.has_int64_atomics = info.extensions.find("cl_khr_int64_base_atomics") != std::string::npos;
   const char* forced = forced_device_class();
-  info.cpu_class = forced ? std::string(forced) == "cpu" : (info.type & CL_DEVICE_TYPE_CPU) != 0;
+  set_device_class(info, forced ? std::string(forced) == "cpu" : (info.type & CL_DEVICE_TYPE_CPU) != 0);
   return info;
 }
 
@@ -240,7 +248,7 @@ std::vector<DeviceInfo> enumerate() {
                  "loops after ", info.loop_iteration_limit, " iterations (Mesa 22's llvmpipe does): ",
                  "foo takes its GPU variants there, whose work-items loop the least, but an op that loops longer ",
                  "in one work-item gives wrong results. Prefer another OpenCL driver for this device.");
-      if (!forced_device_class()) info.cpu_class = false;
+      if (!forced_device_class()) set_device_class(info, false);
     }
   }
   // GPUs first, so foo:0 is the fastest device on a machine that also has a CPU OpenCL driver.

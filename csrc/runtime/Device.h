@@ -42,6 +42,13 @@ struct DeviceInfo {
   // forces one class on every device (so the GPU variants are tested on CPU implementations). A
   // device with a loop_iteration_limit takes the GPU variants, whose work-items loop the least.
   bool cpu_class = false;
+  // Work-items sharing one row in the row-wise kernels (reductions, softmax, normalisation
+  // statistics): 1 on CPU-class devices, whose work-item walks a row in order; otherwise the
+  // largest power of two up to 256 the device's work-groups take.
+  size_t row_group_size = 1;
+  // Elements per vector (VEC) in the vectorised contiguous kernels: 8 floats are one AVX register
+  // on CPUs (also the faster choice with AVX-512, measured) and a 32-byte access on GPUs.
+  int vector_width = 8;
 };
 
 // "cpu" or "gpu": the variant class of a device (DeviceInfo::cpu_class), and why.

@@ -1,0 +1,102 @@
+// The dtype rules of the kernels: names and build options, what foo tensors may hold, and the
+// types kernels compute and accumulate in.
+#include "launch/Dtypes.h"
+
+#include "runtime/Device.h"
+
+#include <c10/util/Exception.h>
+
+namespace foo_cl::launch {
+
+const char* dtype_name(c10::ScalarType type) {
+  switch (type) {
+    case c10::kFloat:
+      return "float";
+    case c10::kDouble:
+      return "double";
+    case c10::kHalf:
+      return "half";
+    case c10::kBFloat16:
+      return "bfloat16";
+    case c10::kChar:
+      return "int8";
+    case c10::kByte:
+      return "uint8";
+    case c10::kShort:
+      return "int16";
+    case c10::kInt:
+      return "int32";
+    case c10::kLong:
+      return "int64";
+    case c10::kBool:
+      return "bool";
+    default:
+      TORCH_CHECK(false, "foo-cl: dtype ", type,
+                  " is not supported on foo (kernels compute in float32, float64, float16, bfloat16, int8, int16, "
+                  "int32, int64, uint8 and bool; uint16, uint32, uint64 and float8 tensors can be stored, copied and "
+                  "viewed)");
+  }
+}
+
+bool is_storage_only(c10::ScalarType type) {
+  switch (type) {
+    case c10::kUInt16:
+    case c10::kUInt32:
+    case c10::kUInt64:
+    case c10::kFloat8_e4m3fn:
+    case c10::kFloat8_e5m2:
+    case c10::kFloat8_e4m3fnuz:
+    case c10::kFloat8_e5m2fnuz:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void check_dtype_supported(c10::DeviceIndex device, c10::ScalarType type) {
+  if (is_storage_only(type)) return;
+  dtype_name(type);
+  if (type == c10::kDouble) {
+    const runtime::DeviceInfo& info = runtime::device_info(device);
+    TORCH_CHECK(info.has_fp64, "foo-cl: foo:", static_cast<int>(device), " (", info.name,
+                ") does not support float64 (no cl_khr_fp64); use float32");
+  }
+}
+
+const char* bits_dtype_name(c10::ScalarType type) {
+  switch (c10::elementSize(type)) {
+    case 1:
+      return "uint8";
+    case 2:
+      return "int16";
+    case 4:
+      return "int32";
+    case 8:
+      return "int64";
+    default:
+      TORCH_CHECK(false, "foo-cl: dtype ", type, " is not supported on foo");
+  }
+}
+
+std::string dtype_option(const char* macro, c10::ScalarType type) {
+  std::string option = std::string("-D") + macro + "=" + dtype_name(type) + " ";
+  if (type == c10::kDouble) option += "-DFOO_FP64 ";
+  return option;
+}
+
+std::string compute_option(c10::ScalarType type) {
+  std::string option = dtype_option("COMPUTE", type);
+  if (c10::isFloatingType(type)) option += "-DCOMPUTE_IS_FLOAT ";
+  if (type == c10::kBool) option += "-DCOMPUTE_IS_BOOL ";
+  return option;
+}
+
+c10::ScalarType compute_type(c10::ScalarType type) {
+  return type == c10::kHalf || type == c10::kBFloat16 ? c10::kFloat : type;
+}
+
+c10::ScalarType float_accumulate_type(c10::ScalarType type) {
+  return type == c10::kDouble ? c10::kDouble : c10::kFloat;
+}
+
+}  // namespace foo_cl::launch
