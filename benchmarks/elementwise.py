@@ -1,4 +1,4 @@
-"""Elementwise rows: the issue's targets (add and exp out=, broadcast and transposed add, float16
+"""Elementwise rows: the elementwise targets (add and exp out=, broadcast and transposed add, float16
 add, per-op overhead of a small in-place add) and one row per op family. Rates count the bytes
 read and written once (add of 16M float32: 2 x 64 MB read + 64 MB written).
 """

@@ -1,4 +1,4 @@
-"""Reduction, softmax and matrix-product rows: the issue's targets (mm at 1024 and 2048, bmm of
+"""Reduction, softmax and matrix-product rows: the targets (mm at 1024 and 2048, bmm of
 64 128x128 products, sum of 16M, column sum of 4096x4096, softmax over 4096x1024 rows), mm at
 256/512/4096, and a GEMM shape sweep in GFLOP/s.
 """

@@ -87,7 +87,7 @@ def adam_step(device: str) -> Op:
 
 @benchmark("Adam step fused (vs cpu foreach)", size="ResNet-18 parameters (11.7M)", unit="ms", work=1, repeat=5)
 def fused_adam_step(device: str) -> Op:
-    """fused=True on foo against the CPU's default (foreach) Adam, as the issue's target asks."""
+    """fused=True on foo against the CPU's default (foreach) Adam, as the Adam target asks."""
     return _adam(device, fused=device == "foo")
 
 

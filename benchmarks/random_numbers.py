@@ -1,5 +1,5 @@
 """Random-number rows: uniform_, normal_, bernoulli_ and dropout forward over 16M float32 (the
-issue's targets, in Gsamples/s), plus randperm and multinomial. foo draws Philox4x32-10 in parallel;
+targets, in Gsamples/s), plus randperm and multinomial. foo draws Philox4x32-10 in parallel;
 the CPU generator is a sequential Mersenne Twister.
 """
 

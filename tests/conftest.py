@@ -1,6 +1,7 @@
 """Shared set-up of the foo-cl tests: the environment, dtype and layout tables, exact comparisons and
 comparisons with the CPU within tolerances, a forward and backward pass, a fallback-mode switch, running
-an operator on foo and on the CPU, the two-device marker, and a runner for scripts that need a fresh process.
+an operator on foo and on the CPU (its forward values, or with every input's gradient), the two-device
+marker, and a runner for scripts that need a fresh process.
 """
 
 import os
@@ -27,6 +28,10 @@ import foo_cl  # noqa: F401
 
 FLOAT_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 DTYPES = [*FLOAT_DTYPES, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.bool]
+INT_DTYPES = [torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64]
+
+# Loose forward tolerances for 16-bit inputs: both devices accumulate in float32 but may round differently.
+LOW_PRECISION = {torch.float16: {"rtol": 1e-2, "atol": 1e-2}, torch.bfloat16: {"rtol": 2e-2, "atol": 5e-2}}
 
 # (src, dst) pairs that need a converting kernel, covering float<->int, half/bfloat16, bool, widening and narrowing.
 CONVERTING_PAIRS = [
@@ -107,6 +112,17 @@ def to_foo_keeping_layout(t: torch.Tensor) -> torch.Tensor:
     make a non-dense view contiguous): its whole storage is copied and viewed the same way."""
     storage = torch.empty(0, dtype=t.dtype).set_(t.untyped_storage())
     return storage.to(FOO).as_strided(t.shape, t.stride(), t.storage_offset())
+
+
+def randn(*shape: int, dtype: torch.dtype = torch.float32, seed: int = 0) -> torch.Tensor:
+    """A CPU tensor of standard normal values, drawn in float64 from `seed` and cast to `dtype`."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=g, dtype=torch.float64).to(dtype)
+
+
+def on(device: torch.device | str, t: torch.Tensor) -> torch.Tensor:
+    """t on `device`, with its sizes and strides kept on foo."""
+    return to_foo_keeping_layout(t) if torch.device(device).type == "foo" else t.clone()
 
 
 def assert_exact(actual: torch.Tensor, expected: torch.Tensor) -> None:
@@ -201,6 +217,31 @@ def run_like_cpu(
         raise AssertionError(f"foo raised {foo_error!r}, the CPU returned a result") from foo_error
     assert torch.foo.fallback_counts() == counts, "an operator ran on the CPU"
     return actual, expected
+
+
+def check_gradients(
+    fn: Callable[..., torch.Tensor],
+    inputs: list[torch.Tensor],
+    constants: tuple[torch.Tensor | None, ...] = (),
+    tolerances: dict | None = None,
+) -> None:
+    """fn(*inputs, *constants) and the gradient of each of `inputs` (after backward with one random incoming
+    gradient) on foo against the CPU. Inputs keep their layout on foo; constants (targets, indices) are copied."""
+    with torch.no_grad():
+        shape = fn(*inputs, *constants).shape
+    grad = randn(*shape, dtype=inputs[0].dtype, seed=99)
+    expected = forward_backward(lambda *xs: fn(*xs, *constants), inputs, grad)
+    foo_constants = tuple(None if c is None else on(FOO, c) for c in constants)
+    actual = forward_backward(lambda *xs: fn(*xs, *foo_constants), [on(FOO, t) for t in inputs], grad)
+    assert_close_to_cpu(actual, expected, tolerances)
+
+
+def check_forward(fn: Callable[..., object], inputs: list[torch.Tensor], tolerances: dict | None = None) -> None:
+    """fn's results on foo against the CPU, without gradients; each device gets its own copy of the inputs (which
+    keep their layout on foo)."""
+    outcome = run_like_cpu(lambda: fn(*[on("cpu", t) for t in inputs]), lambda: fn(*[on(FOO, t) for t in inputs]))
+    assert outcome is not None, "both devices raised"
+    assert_close_to_cpu(*outcome, tolerances)
 
 
 @pytest.fixture(autouse=True)

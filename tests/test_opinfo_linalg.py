@@ -12,7 +12,8 @@ from torch.utils._pytree import tree_leaves
 
 pytestmark = pytest.mark.usefixtures("no_fallback")
 
-# OpInfo names (name, or name.variant) of the operators of issue 4; names this torch does not have are left out.
+# OpInfo names (name, or name.variant) of the reductions, scans, softmax and matrix products; names this torch does
+# not have are left out.
 LINALG_OPINFO_NAMES = set(
     """
     sum mean prod nansum nanmean amax amin max.reduction_with_dim max.reduction_no_dim

@@ -1,4 +1,4 @@
-"""PyTorch's own OpInfo samples for the training operators of issue 6 (convolution, normalisation,
+"""PyTorch's own OpInfo samples for the training operators (convolution, normalisation,
 pooling, losses, indexing and rearranging) and the random-free sort/topk on foo against the CPU: the
 first samples of float32 and float64 (and int64 where the CPU supports it and the op is not a float
 op), moved to foo with their strides, must give the CPU's results or raise the CPU's exception type,

@@ -1,6 +1,6 @@
 """Random numbers: the Philox generators (torch.Generator, torch.foo's RNG functions, fork), the counter layout
 against a pure-Python Philox4x32-10, every random op's range and statistics, dropout, sort and topk against the
-CPU, and bad arguments raising the CPU's exceptions. Nothing falls back to the CPU but layer_norm (no kernel yet).
+CPU, and bad arguments raising the CPU's exceptions. Nothing falls back to the CPU.
 """
 
 import copy
@@ -1018,8 +1018,8 @@ def test_native_dropout_returns_a_bool_mask():
     assert eval_mask.dtype == torch.bool and eval_mask.cpu().all()
 
 
-# Trains a TransformerEncoderLayer with dropout on foo in a fresh process, where the fallback may run (layer_norm
-# has none yet); prints whether seeds steer its dropout, whether its gradients are finite, and what fell back.
+# Trains a TransformerEncoderLayer with dropout on foo in a fresh process with the fallback allowed but silent;
+# prints whether seeds steer its dropout, whether its gradients are finite, and what fell back (nothing may).
 TRANSFORMER_SCRIPT = """
 import json
 import torch

@@ -429,7 +429,10 @@ def test_kept_and_reduced_dims_interleaving_beyond_one_launch_match_cpu(fn):
     outputs not in the input's order)."""
     x = reduction_values((2,) * 18, torch.float32)
     dims = tuple(range(0, 18, 2))
-    for cpu_input, foo_input in [(x, x.to(FOO)), (x.permute(*range(17, -1, -1)), x.to(FOO).permute(*range(17, -1, -1)))]:
+    for cpu_input, foo_input in [
+        (x, x.to(FOO)),
+        (x.permute(*range(17, -1, -1)), x.to(FOO).permute(*range(17, -1, -1))),
+    ]:
         assert_close_to_cpu(*run_like_cpu(lambda: fn(cpu_input, dims), lambda: fn(foo_input, dims)), TOLERANCES)  # noqa: B023
 
 

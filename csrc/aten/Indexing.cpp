@@ -1,10 +1,9 @@
-// Indexing: index_select (and so embedding; its dense backward sorts the indices, then sums each
-// weight row deterministically; max_norm rescales rows), masked_select, masked_scatter_ and nonzero
-// (a running count of the selected elements gives each its slot), advanced indexing (indexed dims
-// merged into one, then index_select, scatter or scatter_add along it), tril and triu.
+// Indexing (launch/Index): index_select (and so embedding; its dense backward sums each weight row
+// deterministically; max_norm rescales rows), masked_select, masked_scatter_ and nonzero (a running
+// count of the selected elements gives each its slot), advanced indexing (indexed dims merged into
+// one, then index_select, scatter or scatter_add along it), tril and triu.
 #include "launch/Index.h"
 #include "launch/Launch.h"
-#include "launch/Sort.h"
 
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/aminmax.h>
@@ -22,7 +21,6 @@
 #include <ATen/ops/cumsum.h>
 #include <ATen/ops/ne.h>
 #include <ATen/ops/select.h>
-#include <ATen/ops/empty_like.h>
 #include <ATen/ops/sub.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/where.h>
@@ -67,22 +65,7 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
   const c10::DeviceGuard guard(self.device());
   check_positions(index, size);
   const Tensor src = self.contiguous(), positions = index.contiguous();
-  const Tensor dense = out.is_contiguous() ? out : at::empty(shape, out.options());
-  int64_t inner = 1;
-  for (int64_t d = dim + 1; d < self.dim(); ++d) inner *= self.size(d);
-  const int64_t n = dense.numel();
-  launch::KernelCall(self.device().index(), "index/index_select", "index_select_contig",
-                     std::string("-DDT=") + launch::bits_dtype_name(self.scalar_type()) + " " +
-                         launch::dtype_option("INDEX", index.scalar_type()) + launch::index_option(n))
-      .buffer(src.const_data_ptr())
-      .buffer(positions.const_data_ptr())
-      .buffer(dense.data_ptr())
-      .value(static_cast<uint64_t>(size))
-      .value(static_cast<uint64_t>(index.numel()))
-      .value(static_cast<uint64_t>(inner))
-      .count(n)
-      .launch(n);
-  if (!dense.is_same(out)) out.copy_(dense);
+  launch::launch_index_select(src, dim, positions, out);
   return out;
 }
 
@@ -94,29 +77,10 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
                                 int64_t padding_idx, bool scale_grad_by_freq) {
   const c10::DeviceGuard guard(grad_output.device());
-  const int64_t dim = grad_output.size(-1), m = indices.numel();
-  Tensor out = at::empty({num_weights, dim}, grad_output.options());
+  Tensor out = at::empty({num_weights, grad_output.size(-1)}, grad_output.options());
   if (out.numel() == 0) return out;
-  if (m == 0) return out.zero_();
-  const Tensor keys = indices.reshape({1, m}).to(at::kLong).contiguous();
-  const Tensor sorted = at::empty_like(keys), order = at::empty_like(keys);
-  launch::launch_sort_rows(keys, sorted, order, /*descending=*/false);
-  const Tensor grad = grad_output.contiguous();
-  const int64_t n = out.numel();
-  std::string options = launch::dtype_option("DT", grad.scalar_type()) +
-                        launch::dtype_option("ACC", grad.scalar_type() == at::kDouble ? at::kDouble : at::kFloat) +
-                        launch::index_option(n);
-  if (scale_grad_by_freq) options += "-DSCALE_BY_FREQUENCY ";
-  launch::KernelCall(grad.device().index(), "index/embedding_backward", "embedding_backward", options)
-      .buffer(grad.const_data_ptr())
-      .buffer(sorted.const_data_ptr())
-      .buffer(order.const_data_ptr())
-      .buffer(out.data_ptr())
-      .value(static_cast<uint64_t>(m))
-      .value(static_cast<uint64_t>(dim))
-      .value(padding_idx)
-      .count(n)
-      .launch(n);
+  if (indices.numel() == 0) return out.zero_();
+  launch::launch_embedding_backward(grad_output, indices, padding_idx, scale_grad_by_freq, out);
   return out;
 }
 
@@ -152,19 +116,7 @@ Tensor& masked_select_out(const Tensor& self, const Tensor& mask, Tensor& out) {
   const int64_t count = count_selected(*condition, selected, positions);
   at::native::resize_output(out, {count});
   if (count == 0) return out;
-  const Tensor dense_values = values->contiguous();
-  const Tensor dense = out.is_contiguous() ? out : at::empty({count}, out.options());
-  const int64_t n = selected.numel();
-  launch::KernelCall(self.device().index(), "index/compact", "masked_select_contig",
-                     std::string("-DDT=") + launch::bits_dtype_name(self.scalar_type()) + " -DNDIM=1 " +
-                         launch::index_option(n))
-      .buffer(dense_values.const_data_ptr())
-      .buffer(selected.const_data_ptr())
-      .buffer(positions.const_data_ptr())
-      .buffer(dense.data_ptr())
-      .count(n)
-      .launch(n);
-  if (!dense.is_same(out)) out.copy_(dense);
+  launch::launch_masked_select(values->contiguous(), selected, positions, out);
   return out;
 }
 
@@ -204,21 +156,7 @@ Tensor& nonzero_out(const Tensor& self, Tensor& out) {
     if (self.dim() == 0) at::native::resize_output(out, {count, 0});
     return out;
   }
-  struct Sizes {
-    int64_t size[launch::kMaxDims];
-  } sizes{};
-  for (int64_t d = 0; d < self.dim(); ++d) sizes.size[d] = self.size(d);
-  const Tensor dense = out.is_contiguous() ? out : at::empty({count, self.dim()}, out.options());
-  const int64_t n = selected.numel();
-  launch::KernelCall(self.device().index(), "index/compact", "nonzero_contig",
-                     "-DDT=uint8 -DNDIM=" + std::to_string(self.dim()) + " " + launch::index_option(n))
-      .buffer(selected.const_data_ptr())
-      .buffer(positions.const_data_ptr())
-      .buffer(dense.data_ptr())
-      .value(sizes)
-      .count(n)
-      .launch(n);
-  if (!dense.is_same(out)) out.copy_(dense);
+  launch::launch_nonzero(selected, positions, out);
   return out;
 }
 

@@ -1,8 +1,9 @@
 // Losses: nll_loss and nll_loss2d (and so cross_entropy) forward and backward over [n, classes] inputs
-// (kernels_cl/loss/nll_loss.cl, PyTorch's structured meta functions for checks and shapes), and
-// the elementwise losses (mse, smooth_l1, huber, binary_cross_entropy) composed of foo kernels.
+// (launch/Loss, PyTorch's structured meta functions for checks and shapes), and the elementwise
+// losses (mse, smooth_l1, huber, binary_cross_entropy) composed of foo kernels.
 #include "aten/Structured.h"
-#include "launch/Launch.h"
+#include "launch/Dtypes.h"
+#include "launch/Loss.h"
 
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Reduction.h>
@@ -42,14 +43,6 @@ void check_targets(const Tensor& target, int64_t classes, int64_t ignore_index) 
   TORCH_CHECK_INDEX(highest < classes, "Target ", highest, " is out of bounds.");
 }
 
-std::string loss_options(const Tensor& self, int64_t n, const Tensor& weight) {
-  std::string options = launch::dtype_option("DT", self.scalar_type()) +
-                        launch::dtype_option("ACC", self.scalar_type() == at::kDouble ? at::kDouble : at::kFloat) +
-                        launch::index_option(n);
-  if (weight.defined()) options += "-DWITH_WEIGHT ";
-  return options;
-}
-
 // The kernels read int64 targets and weights in the input's dtype; CPU accepts int64 and uint8 targets.
 Tensor long_targets(const Tensor& target) {
   TORCH_CHECK(target.scalar_type() == at::kLong || target.scalar_type() == at::kByte,
@@ -74,20 +67,9 @@ std::tuple<Tensor&, Tensor&> nll_loss_forward_out(const Tensor& self, const Tens
   const Tensor targets = long_targets(target);
   check_targets(targets, classes, ignore_index);
   const Tensor input = self.contiguous(), weight = defined_weight(weight_opt, self);
-  const c10::ScalarType acc = self.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  const c10::ScalarType acc = launch::float_accumulate_type(self.scalar_type());
   const Tensor losses = at::empty({n}, self.options().dtype(acc)), weights = at::empty({n}, self.options().dtype(acc));
-  if (n > 0) {
-    launch::KernelCall(self.device().index(), "loss/nll_loss", "nll_loss_forward", loss_options(self, n, weight))
-        .buffer(input.const_data_ptr())
-        .buffer(targets.const_data_ptr())
-        .buffer(weight.defined() ? weight.const_data_ptr() : input.const_data_ptr())
-        .buffer(losses.data_ptr())
-        .buffer(weights.data_ptr())
-        .value(static_cast<uint64_t>(classes))
-        .value(ignore_index)
-        .count(n)
-        .launch(n);
-  }
+  launch::launch_nll_loss(input, targets, weight, ignore_index, losses, weights);
   const Tensor& out = op.maybe_get_output(0);
   const Tensor& total = op.maybe_get_output(1);
   total.copy_(weights.sum());
@@ -102,34 +84,26 @@ std::tuple<Tensor&, Tensor&> nll_loss_forward_out(const Tensor& self, const Tens
   return {output, total_weight};
 }
 
+// What nll_loss_backward's grad_output holds: a value per row only for reduction none over [n, classes]
+// inputs (with reduction none, a [classes] input's loss, and so its gradient, is a scalar).
+launch::NllLossGrad grad_kind(int64_t reduction, const Tensor& self) {
+  if (reduction == at::Reduction::None && self.dim() == 2) return launch::NllLossGrad::kPerRow;
+  return reduction == at::Reduction::Mean ? launch::NllLossGrad::kMean : launch::NllLossGrad::kSum;
+}
+
 Tensor& nll_loss_backward_out(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                               const std::optional<Tensor>& weight_opt, int64_t reduction, int64_t ignore_index,
                               const Tensor& total_weight, Tensor& grad_input) {
   detail::GivenOutputOp<at::meta::structured_nll_loss_backward, false> op(grad_input);
   op.meta(grad_output, self, target, detail::meta_arg(weight_opt), reduction, ignore_index, total_weight);
   const c10::DeviceGuard guard(self.device());
-  const Tensor& result = op.maybe_get_output(0);
-  const int64_t classes = self.size(-1), n = self.dim() == 1 ? 1 : self.size(0);
-  const Tensor dense = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
-  dense.zero_();
+  const int64_t n = self.dim() == 1 ? 1 : self.size(0);
   if (n > 0) {
     const Tensor targets = long_targets(target), weight = defined_weight(weight_opt, self);
     const Tensor grad = grad_output.contiguous(), total = total_weight.to(self.scalar_type());
-    std::string options = loss_options(self, n, weight);
-    if (reduction == at::Reduction::None && self.dim() == 2) options += "-DNONE ";
-    if (reduction == at::Reduction::Mean) options += "-DMEAN ";
-    launch::KernelCall(self.device().index(), "loss/nll_loss", "nll_loss_backward", options)
-        .buffer(dense.data_ptr())
-        .buffer(targets.const_data_ptr())
-        .buffer(weight.defined() ? weight.const_data_ptr() : dense.const_data_ptr())
-        .buffer(grad.const_data_ptr())
-        .buffer(total.const_data_ptr())
-        .value(static_cast<uint64_t>(classes))
-        .value(ignore_index)
-        .count(n)
-        .launch(n);
+    launch::launch_nll_loss_backward(grad, targets, weight, total, grad_kind(reduction, self), ignore_index,
+                                     op.maybe_get_output(0));
   }
-  if (!dense.is_same(result)) result.copy_(dense);
   op.finish();
   return grad_input;
 }

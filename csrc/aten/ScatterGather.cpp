@@ -1,21 +1,17 @@
 // gather, scatter (with or without reduce), scatter_add, scatter_reduce, index_add, index_copy,
-// take, put_ and bincount along one dim (kernels_cl/index/scatter_gather.cl), with PyTorch's
-// structured meta functions. The kernels walk the index's shape, the indexed tensor viewed there
-// with stride 0 along the dim. Reductions fold atomically, so sums of repeated positions may round
-// in any order (as on CUDA); scatter's last write wins in any order. Under
-// torch.use_deterministic_algorithms(True) sums, products and writes fold in the index's order, and
-// so do 64-bit folds on devices without 64-bit atomics.
+// take, put_ and bincount along one dim (launch/Index), with PyTorch's structured meta functions.
+// Reductions fold atomically, so sums of repeated positions may round in any order (as on CUDA);
+// scatter's last write wins in any order. Under torch.use_deterministic_algorithms(True) sums,
+// products and writes fold in the index's order, and so do 64-bit folds on devices without 64-bit
+// atomics.
 #include "aten/Structured.h"
 #include "launch/Index.h"
-#include "launch/Launch.h"
 
 #include <ATen/Dispatch.h>
-#include <ATen/TensorIterator.h>
 #include <ATen/Context.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/aminmax.h>
-#include <ATen/ops/arange.h>
 #include <ATen/ops/gather_meta.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/index_add_meta.h>
@@ -61,129 +57,45 @@ void check_positions(const Tensor& index, const Tensor& indexed, int64_t dim) {
                     " with size ", size);
 }
 
-// `t` seen with index's sizes, its stride along `dim` replaced by zero.
-Tensor along_index(const Tensor& t, const Tensor& index, int64_t dim, bool zero_dim_stride) {
-  if (t.dim() == 0) return t.as_strided(index.sizes(), std::vector<int64_t>(index.dim(), 0), t.storage_offset());
-  std::vector<int64_t> strides = t.strides().vec();
-  if (zero_dim_stride) strides[dim] = 0;
-  return t.as_strided(index.sizes(), strides, t.storage_offset());
-}
-
-int64_t dim_stride_bytes(const Tensor& t, int64_t dim) {
-  return t.dim() == 0 ? 0 : t.stride(dim) * static_cast<int64_t>(t.element_size());
-}
-
-// Launches `kernel` over (operand0, operand1, index) of index's shape.
-void launch_indexed(const char* kernel, const std::string& options, const Tensor& operand0, const Tensor& operand1,
-                    const Tensor& index, int64_t dim_stride, uint64_t value_bits = 0) {
-  auto iter = at::TensorIteratorConfig()
-                  .set_check_mem_overlap(false)
-                  .check_all_same_dtype(false)
-                  .resize_outputs(false)
-                  .add_output(operand0)
-                  .add_const_input(operand1)
-                  .add_const_input(index)
-                  .build();
-  const c10::DeviceIndex device = operand0.device().index();
-  launch::for_each_strided_slice(iter, [&](const launch::StridedSlice& slice) {
-    launch::KernelCall call(device, "index/scatter_gather", kernel,
-                            options + launch::index_option(slice.numel) + "-DNDIM=" + std::to_string(slice.ndim));
-    call.buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0])
-        .buffer(static_cast<char*>(iter.data_ptr(1)) + slice.offsets[1])
-        .buffer(static_cast<char*>(iter.data_ptr(2)) + slice.offsets[2])
-        .layout(slice.layout, slice.ndim, slice.noperands)
-        .value(dim_stride);
-    if (std::string_view(kernel) == "scatter_strided") call.value(value_bits);
-    call.count(slice.numel).launch(slice.numel);
-  });
-}
-
-std::string bits_options(const Tensor& t) {
-  return std::string("-DDT=") + launch::bits_dtype_name(t.scalar_type()) + " ";
-}
-
-// The integer dtype of t's element size, to read a value's encoding.
-c10::ScalarType bits_type(const Tensor& t) {
-  switch (t.element_size()) {
-    case 1:
-      return at::kByte;
-    case 2:
-      return at::kShort;
-    case 4:
-      return at::kInt;
-    default:
-      return at::kLong;
-  }
-}
-
 void gather_kernel(at::meta::structured_gather& op, const Tensor& self, int64_t dim, const Tensor& index_, bool) {
   const Tensor& out = op.maybe_get_output(0);
   if (index_.numel() == 0) return;
-  const Tensor index = index_.to(at::kLong);  // the kernels read int64 positions
+  const Tensor index = index_.to(at::kLong);  // the launchers take int64 positions
   dim = c10::maybe_wrap_dim(dim, self.dim());
   const c10::DeviceGuard guard(self.device());
   check_positions(index, self, dim);
-  launch_indexed("gather_strided", bits_options(self), out, along_index(self, index, dim, true), index,
-                 dim_stride_bytes(self, dim));
+  launch::launch_gather(out, self, dim, index);
 }
 
-// The deterministic scatter: src folded into out at the index's positions in the index's order,
-// every element of out a row of its own keyed by its position.
-void scatter_sorted(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, launch::Fold fold) {
-  const Tensor work = out.is_contiguous() ? out : out.contiguous();
-  const Tensor linear = at::arange(work.numel(), index.options()).view(work.sizes());
-  const int64_t dim_stride = work.dim() == 0 ? 0 : linear.stride(dim);
-  const Tensor keys = (along_index(linear, index, dim, true) + index * dim_stride).reshape(-1);
-  const Tensor values = along_index(src, index, dim, false).contiguous().view({1, -1, 1});
-  launch::launch_fold_sorted(work.view({1, work.numel(), 1}), keys, values, fold);
-  if (!work.is_same(out)) out.copy_(work);
-}
-
-// out = self with src (or value) written at the index's positions, which the caller checked;
-// `combine` (sum, prod, amax or amin) folds src into what is there instead.
+// out = self with src (or value) written at the index's positions, which the caller checked; a
+// fold other than kLast (sum, prod, amax or amin) folds src into what is there instead.
 void scatter_unchecked(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index_, const Tensor& src,
-                       const c10::Scalar& value, const char* combine = nullptr) {
+                       const c10::Scalar& value, launch::Fold fold = launch::Fold::kLast) {
   if (!out.is_same(self)) out.copy_(self);
   if (index_.numel() == 0) return;
-  const Tensor index = index_.to(at::kLong);  // the kernels read int64 positions
+  const Tensor index = index_.to(at::kLong);  // the launchers take int64 positions
   dim = c10::maybe_wrap_dim(dim, self.dim());
   const c10::DeviceGuard guard(self.device());
-  const Tensor target = along_index(out, index, dim, true);
   if (!src.defined()) {
-    // The value's bits in the dtype's own encoding, passed as an integer of the same size.
-    const Tensor encoded = at::empty({}, out.options().device(at::kCPU)).fill_(value);
-    const uint64_t bits = static_cast<uint64_t>(encoded.view(bits_type(out)).item().toLong());
-    launch_indexed("scatter_strided", bits_options(out) + "-DSRC_SCALAR ", target, target, index,
-                   dim_stride_bytes(out, dim), bits);
+    launch::launch_scatter_value(out, dim, index, value);
     return;
   }
   const Tensor converted = src.scalar_type() == out.scalar_type() ? src : src.to(out.scalar_type());
-  const std::string_view how = combine ? combine : "";
-  const bool order_matters = how.empty() || how == "sum" || how == "prod";
+  const bool combines = fold != launch::Fold::kLast;
+  const bool order_matters = !combines || fold == launch::Fold::kSum || fold == launch::Fold::kProd;
   if ((at::globalContext().deterministicAlgorithms() && order_matters) ||
-      (!how.empty() && !launch::has_atomics_for(out))) {
-    const launch::Fold fold = how.empty()      ? launch::Fold::kLast
-                              : how == "sum"   ? launch::Fold::kSum
-                              : how == "prod"  ? launch::Fold::kProd
-                              : how == "amax"  ? launch::Fold::kAmax
-                                               : launch::Fold::kAmin;
-    scatter_sorted(out, dim, index, converted, fold);
+      (combines && !launch::has_atomics_for(out))) {
+    launch::launch_scatter_sorted(out, dim, index, converted, fold);
     return;
   }
-  const Tensor source = along_index(converted, index, dim, false);
-  std::string options = bits_options(out);
-  if (combine) {
-    options = launch::dtype_option("DT", out.scalar_type()) + "-DCOMBINE=" + combine + " ";
-    if (out.scalar_type() == at::kLong) options += "-DFOO_INT64_ATOMICS ";
-  }
-  launch_indexed("scatter_strided", options, target, source, index, dim_stride_bytes(out, dim));
+  launch::launch_scatter(out, dim, index, converted, fold);
 }
 
 void scatter_into(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                  const c10::Scalar& value, const char* combine = nullptr) {
+                  const c10::Scalar& value, launch::Fold fold = launch::Fold::kLast) {
   const c10::DeviceGuard guard(self.device());
   check_positions(index, self, c10::maybe_wrap_dim(dim, self.dim()));
-  scatter_unchecked(out, self, dim, index, src, value, combine);
+  scatter_unchecked(out, self, dim, index, src, value, fold);
 }
 
 // What a position holds before the first source folds in when include_self=False (CPU's values).
@@ -212,11 +124,14 @@ void scatter_reduce_kernel(const Tensor& out, const Tensor& self, int64_t dim, c
   const c10::DeviceGuard guard(self.device());
   check_positions(index, self, dim);
   if (!include_self) scatter_unchecked(out, out, dim, index, Tensor(), reduce_identity(reduce, out.scalar_type()));
-  const std::string combine = reduce == "mean" ? "sum" : std::string(reduce);
-  scatter_unchecked(out, out, dim, index, src, 0, combine.c_str());
+  const launch::Fold fold = reduce == "sum" || reduce == "mean" ? launch::Fold::kSum
+                            : reduce == "prod"                   ? launch::Fold::kProd
+                            : reduce == "amax"                   ? launch::Fold::kAmax
+                                                                 : launch::Fold::kAmin;
+  scatter_unchecked(out, out, dim, index, src, 0, fold);
   if (reduce != "mean") return;
   Tensor count = include_self ? at::ones_like(out) : at::zeros_like(out);
-  scatter_unchecked(count, count, dim, index, at::ones_like(src), 0, "sum");
+  scatter_unchecked(count, count, dim, index, at::ones_like(src), 0, launch::Fold::kSum);
   count.masked_fill_(count == 0, 1);
   if (at::isFloatingType(out.scalar_type())) {
     out.div_(count);
@@ -247,7 +162,7 @@ void index_add_kernel(const Tensor& out, const Tensor& self, int64_t dim, const 
     const auto [lowest, highest] = position_range(index);
     TORCH_CHECK_INDEX(lowest >= 0 && highest < dim_size(self, dim), "index out of range in self");
   }
-  scatter_unchecked(target, target, dim, positions_along(index, src.sizes(), dim), added, 0, "sum");
+  scatter_unchecked(target, target, dim, positions_along(index, src.sizes(), dim), added, 0, launch::Fold::kSum);
 }
 
 // index_copy: self[..., index[i], ...] = source[..., i, ...] (a repeated position keeps any one).
@@ -362,7 +277,7 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
   Tensor out = at::zeros({std::max(highest + 1, minlength)}, self.options().dtype(type));
   if (self.numel() == 0) return out;
   const Tensor added = weighted ? weights->to(type) : at::ones({self.size(0)}, out.options());
-  scatter_unchecked(out, out, 0, self, added, 0, "sum");
+  scatter_unchecked(out, out, 0, self, added, 0, launch::Fold::kSum);
   return out;
 }
 
@@ -388,14 +303,17 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured_with_self<at::meta::structured_scatter_add, int64_t, const Tensor&, const Tensor&>(
       m, "scatter_add", "scatter_add_", "scatter_add.out",
       [](at::meta::structured_scatter_add& op, const Tensor& self, int64_t dim, const Tensor& index,
-         const Tensor& src) { scatter_into(op.maybe_get_output(0), self, dim, index, src, 0, "sum"); });
+         const Tensor& src) {
+        scatter_into(op.maybe_get_output(0), self, dim, index, src, 0, launch::Fold::kSum);
+      });
   // scatter's reduce="add"/"multiply" (the older API) and scatter_reduce.
   register_structured_with_self<at::meta::structured_scatter_reduce, int64_t, const Tensor&, const Tensor&,
                                 c10::string_view>(
       m, "scatter.reduce", "scatter_.reduce", "scatter.reduce_out",
       [](at::meta::structured_scatter_reduce& op, const Tensor& self, int64_t dim, const Tensor& index,
          const Tensor& src, c10::string_view reduce) {
-        scatter_into(op.maybe_get_output(0), self, dim, index, src, 0, reduce == "add" ? "sum" : "prod");
+        scatter_into(op.maybe_get_output(0), self, dim, index, src, 0,
+                     reduce == "add" ? launch::Fold::kSum : launch::Fold::kProd);
       });
   register_structured_with_self<at::meta::structured_scatter_value_reduce, int64_t, const Tensor&,
                                 const c10::Scalar&, c10::string_view>(
@@ -404,7 +322,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
          const c10::Scalar& value, c10::string_view reduce) {
         const Tensor& out = op.maybe_get_output(0);
         scatter_into(out, self, dim, index, at::full(index.sizes(), value, out.options()), 0,
-                     reduce == "add" ? "sum" : "prod");
+                     reduce == "add" ? launch::Fold::kSum : launch::Fold::kProd);
       });
   register_structured_with_self<at::meta::structured_scatter_reduce_two, int64_t, const Tensor&, const Tensor&,
                                 c10::string_view, bool>(

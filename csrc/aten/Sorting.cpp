@@ -3,7 +3,6 @@
 // values or slices (boundaries of equal runs; NaNs stay distinct, as on CPU), and searchsorted and
 // bucketize (kernels_cl/sort/searchsorted.cl, with CPU's argument checks).
 #include "aten/Structured.h"
-#include "launch/Launch.h"
 #include "launch/Sort.h"
 
 #include <ATen/WrapDimUtils.h>
@@ -165,20 +164,7 @@ Tensor& searchsorted_out(const Tensor& boundaries, const Tensor& self, bool out_
   TORCH_CHECK_NOT_IMPLEMENTED(input.scalar_type() != at::kBool, "\"searchsorted_out_cpu\" not implemented for 'Bool'");
   if (sorted.numel() == 0) return out.zero_();
   if (sorter.defined()) sorted = sorted.gather(-1, order.defined() ? order : sorter);
-  const Tensor result = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
-  const int64_t n = input.numel();
-  std::string options = launch::dtype_option("DT", input.scalar_type()) +
-                        launch::dtype_option("OUT", out.scalar_type()) + launch::index_option(n);
-  if (right || (side && *side == "right")) options += "-DRIGHT ";
-  launch::KernelCall(self.device().index(), "sort/searchsorted", "searchsorted", options)
-      .buffer(result.data_ptr())
-      .buffer(sorted.data_ptr())
-      .buffer(input.data_ptr())
-      .value<int64_t>(sorted.size(-1))
-      .value<int64_t>(sorted.dim() == 1 ? 0 : input.size(-1))
-      .count(n)
-      .launch(n);
-  if (!result.is_same(out)) out.copy_(result);
+  launch::launch_searchsorted(sorted.contiguous(), input.contiguous(), right || (side && *side == "right"), out);
   return out;
 }
 

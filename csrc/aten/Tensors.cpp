@@ -1,6 +1,6 @@
 // Tensor creation and metadata: empty, empty_strided, the view ops that need a backend kernel,
 // resize_, set_ and record_stream. Views share storage with their base, as on every PyTorch device.
-#include "launch/Launch.h"
+#include "launch/Dtypes.h"
 #include "runtime/Allocator.h"
 
 #include <ATen/EmptyTensor.h>

@@ -99,4 +99,13 @@ c10::ScalarType float_accumulate_type(c10::ScalarType type) {
   return type == c10::kDouble ? c10::kDouble : c10::kFloat;
 }
 
+c10::ScalarType widest_float_type(c10::DeviceIndex device) {
+  return runtime::device_info(device).has_fp64 ? c10::kDouble : c10::kFloat;
+}
+
+c10::ScalarType range_accumulate_type(c10::DeviceIndex device, c10::ScalarType out) {
+  if (out == c10::kFloat || out == c10::kHalf || out == c10::kBFloat16) return c10::kFloat;
+  return widest_float_type(device);
+}
+
 }  // namespace foo_cl::launch

@@ -38,4 +38,11 @@ c10::ScalarType compute_type(c10::ScalarType type);
 // float64 for float64, else float32.
 c10::ScalarType float_accumulate_type(c10::ScalarType type);
 
+// float64 where the device has it, else float32: the widest floating type kernels compute in.
+c10::ScalarType widest_float_type(c10::DeviceIndex device);
+
+// The type the range factories (arange, linspace) accumulate in, as CPU's: float32 for float32 and
+// 16-bit float outputs, else the widest floating type.
+c10::ScalarType range_accumulate_type(c10::DeviceIndex device, c10::ScalarType out);
+
 }  // namespace foo_cl::launch

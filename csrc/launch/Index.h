@@ -1,8 +1,12 @@
-// Launches of kernels_cl/index/ that the indexing ops share: folding values into rows of a tensor
-// in a fixed order, the deterministic alternative to atomic scatters.
+// The indexing launchers (kernels_cl/index/): index_select, the dense embedding backward, the
+// compaction behind masked_select and nonzero, gather and scatter along one dim, and folding values
+// into rows of a tensor in a fixed order, the deterministic alternative to atomic scatters.
+// Positions are int64 unless said otherwise and checked by the caller.
 #pragma once
 
 #include <ATen/core/Tensor.h>
+
+#include <cstdint>
 
 namespace foo_cl::launch {
 
@@ -17,5 +21,41 @@ bool has_atomics_for(const at::Tensor& out);
 // what the row holds (accumulating 16-bit floats in float32, rounded once), kLast writes the last
 // one. Keys are int64 in [0, size).
 void launch_fold_sorted(const at::Tensor& out, const at::Tensor& keys, const at::Tensor& values, Fold fold);
+
+// out (any layout; self's sizes with index's length at dim) = self (contiguous) at the positions of
+// index (contiguous, int32 or int64, at most 1-d) along dim.
+void launch_index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& out);
+
+// out (contiguous [num_weights, dim]) = the dense gradient of an embedding: row w sums the rows of
+// grad ([..., dim], any layout) whose index is w, divided by their number with scale_grad_by_freq;
+// row padding_idx is zero. indices (any integer dtype) are sorted first, so the sums are deterministic.
+void launch_embedding_backward(const at::Tensor& grad, const at::Tensor& indices, int64_t padding_idx,
+                               bool scale_grad_by_freq, const at::Tensor& out);
+
+// out (any layout, 1-d) = the elements of values (contiguous) where selected (contiguous bool of
+// values' shape) is true, in order; positions (int64) is selected's inclusive running count.
+void launch_masked_select(const at::Tensor& values, const at::Tensor& selected, const at::Tensor& positions,
+                          const at::Tensor& out);
+
+// out (any layout, int64 [count, selected.dim()]) = the coordinates of the true elements of selected
+// (contiguous bool, at most kMaxDims dims), in order; positions as for launch_masked_select.
+void launch_nonzero(const at::Tensor& selected, const at::Tensor& positions, const at::Tensor& out);
+
+// out (index's shape) = self at index's positions along dim, at out's own coordinates along the others.
+void launch_gather(const at::Tensor& out, const at::Tensor& self, int64_t dim, const at::Tensor& index);
+
+// out at index's positions along dim takes src at the same place (src at least index's shape, out's
+// dtype): kLast writes, a repeated position keeping any one value; the other folds combine the
+// value with what is there atomically (repeated positions in any order; 64-bit values need
+// has_atomics_for).
+void launch_scatter(const at::Tensor& out, int64_t dim, const at::Tensor& index, const at::Tensor& src, Fold fold);
+
+// out at index's positions along dim = value.
+void launch_scatter_value(const at::Tensor& out, int64_t dim, const at::Tensor& index, const c10::Scalar& value);
+
+// As launch_scatter, but folding in the index's order (through launch_fold_sorted): deterministic,
+// and without atomics.
+void launch_scatter_sorted(const at::Tensor& out, int64_t dim, const at::Tensor& index, const at::Tensor& src,
+                           Fold fold);
 
 }  // namespace foo_cl::launch

@@ -88,4 +88,23 @@ void launch_sort_rows(const at::Tensor& keys, const at::Tensor& values, const at
       .launch(rows * m);
 }
 
+void launch_searchsorted(const at::Tensor& sorted, const at::Tensor& input, bool right, const at::Tensor& out) {
+  const int64_t n = input.numel();
+  if (n == 0) return;
+  const c10::DeviceGuard guard(input.device());
+  const at::Tensor result = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
+  std::string options =
+      dtype_option("DT", input.scalar_type()) + dtype_option("OUT", out.scalar_type()) + index_option(n);
+  if (right) options += "-DRIGHT ";
+  KernelCall(input.device().index(), "sort/searchsorted", "searchsorted", options)
+      .buffer(result.data_ptr())
+      .buffer(sorted.const_data_ptr())
+      .buffer(input.const_data_ptr())
+      .value<int64_t>(sorted.size(-1))
+      .value<int64_t>(sorted.dim() == 1 ? 0 : input.size(-1))
+      .count(n)
+      .launch(n);
+  if (!result.is_same(out)) out.copy_(result);
+}
+
 }  // namespace foo_cl::launch

@@ -1,15 +1,31 @@
-"""More indexing operators against the CPU, with the CPU fallback forbidden: scatter_reduce and scatter with
-reduce=, index_copy, take, masked_scatter, searchsorted and bucketize, embedding with max_norm (embedding_renorm_)
-and unique along a dim; dtypes, strided layouts, edge cases, gradients, and errors of the CPU's exception type.
+"""Indexing operators against the CPU, with the CPU fallback forbidden: index_select, gather, scatter, scatter_add,
+index_add, one_hot, embedding (with max_norm too: embedding_renorm_), tril and triu, advanced indexing and index_put,
+scatter_reduce and scatter with reduce=, index_copy, take, masked_scatter, searchsorted and bucketize, unique (along
+a dim too) and bincount, deterministic mode, and index_put_'s and index_fill_'s arguments; dtypes, strided layouts,
+edge cases, gradients, and errors of the CPU's exception type.
 """
 
 import math
 from collections.abc import Callable
 
+import conftest
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import FOO, assert_close_to_cpu, assert_exact, dtype_id, forward_backward, run_like_cpu, small_values
+from conftest import (
+    FLOAT_DTYPES,
+    FOO,
+    INT_DTYPES,
+    LOW_PRECISION,
+    assert_close_to_cpu,
+    assert_exact,
+    check_gradients,
+    dtype_id,
+    forward_backward,
+    on,
+    randn,
+    run_like_cpu,
+)
 from conftest import to_foo_keeping_layout as on_foo
 
 pytestmark = [
@@ -32,14 +48,9 @@ ORDER_TOLERANCES = {
 }
 
 
-def randn(*shape: int, dtype: torch.dtype = torch.float32, seed: int = 0) -> Tensor:
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(shape, generator=g, dtype=torch.float64).to(dtype)
-
-
 def values(shape: tuple[int, ...], dtype: torch.dtype, seed: int = 0) -> Tensor:
     """CPU values of `dtype`: standard normal floats, integers in [-3, 3] ([0, 6] for uint8), random bools."""
-    return small_values(shape, dtype, seed)
+    return conftest.small_values(shape, dtype, seed)
 
 
 def with_layout(t: Tensor, layout: str) -> Tensor:
@@ -54,21 +65,244 @@ def with_layout(t: Tensor, layout: str) -> Tensor:
     return t
 
 
-def check_gradients(fn: Callable[..., Tensor], inputs: list[Tensor], constants: tuple[Tensor, ...] = ()) -> None:
-    """fn(*inputs, *constants) and each input's gradient (after one random incoming gradient) on foo against the
-    CPU; every tensor keeps its layout on foo."""
-    with torch.no_grad():
-        shape = fn(*inputs, *constants).shape
-    grad = randn(*shape, dtype=inputs[0].dtype, seed=99)
-    expected = forward_backward(lambda *xs: fn(*xs, *constants), inputs, grad)
-    foo_constants = tuple(on_foo(c) for c in constants)
-    actual = forward_backward(lambda *xs: fn(*xs, *foo_constants), [on_foo(t) for t in inputs], grad)
-    assert_close_to_cpu(actual, expected)
-
-
 def check_raises_like_cpu(cpu_call: Callable[[], object], foo_call: Callable[[], object]) -> None:
     """The CPU raises, and foo raises the same exception type (without the fallback)."""
     assert run_like_cpu(cpu_call, foo_call) is None, "the CPU did not raise; the case is wrong"
+
+
+# ---- index_select ----------------------------------------------------------------------------------------------------
+
+INDEX_SELECT_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8, torch.int64, torch.bool]
+
+
+@pytest.mark.parametrize("index_dtype", [torch.int32, torch.int64], ids=dtype_id)
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+@pytest.mark.parametrize("dtype", INDEX_SELECT_DTYPES, ids=dtype_id)
+def test_index_select_matches_cpu(dtype, dim, index_dtype):
+    x = (randn(3, 4, 5) * 50).to(dtype)
+    index = torch.tensor([2, 0, 2, 1, 2], dtype=index_dtype)[: x.shape[dim]]
+    assert_exact(x.to(FOO).index_select(dim, index.to(FOO)).cpu(), x.index_select(dim, index))
+    # a strided self, a strided index, and a strided out=
+    y = x.transpose(0, 2)
+    strided_index = index.repeat_interleave(2)[::2]
+    out = torch.empty(y.index_select(dim, index).shape[::-1], dtype=dtype, device=FOO).permute(2, 1, 0)
+    torch.index_select(on(FOO, y), dim, on(FOO, strided_index), out=out)
+    assert_exact(out.cpu(), y.index_select(dim, strided_index))
+
+
+def test_index_select_of_0d_and_empty_tensors_matches_cpu():
+    x = randn(3, 4)
+    for self_, dim, index in [
+        (torch.tensor(2.5), 0, torch.tensor([0])),
+        (torch.tensor(2.5), 0, torch.tensor(0)),
+        (x, 1, torch.tensor(3)),
+        (x, 1, torch.tensor([], dtype=torch.int64)),
+        (randn(0, 4), 1, torch.tensor([1, 1])),
+    ]:
+        assert_exact(self_.to(FOO).index_select(dim, index.to(FOO)).cpu(), self_.index_select(dim, index))
+
+
+def test_index_select_of_0d_self_with_two_indices_raises_like_cpu():
+    outcome = run_like_cpu(
+        lambda: torch.tensor(2.5).index_select(0, torch.tensor([0, 0])),
+        lambda: torch.tensor(2.5, device=FOO).index_select(0, torch.tensor([0, 0], device=FOO)),
+    )
+    assert outcome is None
+
+
+@pytest.mark.parametrize("index", [[0, 4], [-1], [1, 9, 0]], ids=["size", "negative", "far"])
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_index_select_out_of_range_raises_index_error(dim, index):
+    """As CPU's along dim 0 (along other dims CPU's float kernel raises a RuntimeError instead)."""
+    x, positions = randn(4, 4, 4), torch.tensor(index)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        x.to(FOO).index_select(dim, positions.to(FOO))
+    if dim == 0:
+        with pytest.raises(IndexError, match="index out of range in self"):
+            x.index_select(dim, positions)
+
+
+def test_index_select_gradient_matches_cpu():
+    check_gradients(lambda x, i: x.index_select(1, i), [randn(3, 4, 5)], (torch.tensor([0, 2, 2, 3]),))
+
+
+# ---- gather, scatter, scatter_add, index_add, one_hot, embedding, tril and triu --------------------------------------
+
+SCATTER_DTYPES = [*FLOAT_DTYPES, *INT_DTYPES, torch.bool]
+
+
+def small_values(shape: tuple[int, ...], dtype: torch.dtype, seed: int = 0) -> Tensor:
+    """Values in {0, 1, 2} (so integer and 16-bit sums are exact in any order)."""
+    return torch.randint(0, 3, shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+@pytest.mark.parametrize("dtype", SCATTER_DTYPES, ids=dtype_id)
+def test_gather_scatter_and_scatter_add_match_cpu(dtype, dim):
+    self_ = small_values((4, 5, 6), dtype)
+    index_shape = [3, 4, 5]
+    index_shape[dim] = 7  # repeated positions along dim
+    index = torch.randint(0, self_.size(dim), index_shape, generator=torch.Generator().manual_seed(1))
+    src = small_values(tuple(index_shape), dtype, seed=2)
+    for op in (
+        lambda s, i, x: s.gather(dim, i),
+        lambda s, i, x: s.scatter_add(dim, i, x),
+        lambda s, i, x: s.clone().scatter_add_(dim, i, x),
+        lambda s, i, x: s.scatter(dim, i[:1] if dim == 0 else i.narrow(dim, 0, 1), 1),
+    ):
+        assert_exact(op(self_.to(FOO), index.to(FOO), src.to(FOO)).cpu(), op(self_, index, src))
+
+
+def test_scatter_with_distinct_positions_matches_cpu():
+    self_, src = randn(5, 4), randn(2, 4, seed=1)
+    index = torch.tensor([[4, 0, 1, 3], [2, 3, 0, 1]])
+    assert_exact(self_.to(FOO).scatter(0, index.to(FOO), src.to(FOO)).cpu(), self_.scatter(0, index, src))
+
+
+def test_gather_and_scatter_add_gradients_match_cpu():
+    index = torch.tensor([[0, 2, 2], [1, 0, 1]])
+    check_gradients(lambda x, i: x.gather(1, i), [randn(2, 4)], (index,))
+    check_gradients(lambda x, s, i: x.scatter_add(1, i, s), [randn(2, 4), randn(2, 3, seed=1)], (index,))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64], ids=dtype_id)
+def test_index_add_matches_cpu(dtype):
+    self_, source = small_values((3, 5), dtype), small_values((3, 4), dtype, seed=1)
+    index = torch.tensor([4, 0, 4, 2])
+    assert_exact(
+        self_.to(FOO).index_add(1, index.to(FOO), source.to(FOO), alpha=2).cpu(),
+        self_.index_add(1, index, source, alpha=2),
+    )
+
+
+def test_out_of_range_gather_and_scatter_positions_raise_runtime_error_as_cpu():
+    for device in ("cpu", FOO):
+        x = torch.zeros(3, 4, device=device)
+        with pytest.raises(RuntimeError, match="out of bounds"):
+            x.gather(1, torch.tensor([[4]], device=device))
+        with pytest.raises(RuntimeError, match="out of bounds"):
+            x.scatter_add(0, torch.tensor([[-1]], device=device), torch.ones(1, 1, device=device))
+
+
+def test_one_hot_matches_cpu():
+    labels = torch.tensor([3, 0, 4, 4])
+    assert_exact(F.one_hot(labels.to(FOO), 6).cpu(), F.one_hot(labels, 6))
+
+
+# Indices into 7 rows with repeats; row 3 is never used.
+EMBEDDING_INDICES = torch.tensor([[1, 4, 1, 0], [6, 1, 2, 4], [5, 5, 5, 5]])
+
+
+@pytest.mark.parametrize("scale_grad_by_freq", [False, True], ids=["unscaled", "scaled_by_frequency"])
+@pytest.mark.parametrize("padding_idx", [None, 1, -2], ids=["no_padding", "padding_1", "padding_minus_2"])
+@pytest.mark.parametrize("index_dtype", [torch.int32, torch.int64], ids=dtype_id)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+def test_embedding_matches_cpu(dtype, index_dtype, padding_idx, scale_grad_by_freq):
+    def fn(weight: Tensor, indices: Tensor) -> Tensor:
+        return F.embedding(indices, weight, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+
+    # 16-bit: CPU sums the repeated rows' gradients in the 16-bit dtype, foo in float32
+    check_gradients(fn, [randn(7, 6, dtype=dtype)], (EMBEDDING_INDICES.to(index_dtype),), LOW_PRECISION)
+
+
+@pytest.mark.parametrize("scale_grad_by_freq", [False, True], ids=["unscaled", "scaled_by_frequency"])
+def test_embedding_gradient_of_many_repeats_is_deterministic(scale_grad_by_freq):
+    """300 lookups of 5 rows: the sums of the gradient rows, in the indices' order, equal the CPU's (to the bit
+    when unscaled; CPU scales each row before summing) and are the same on every run."""
+    indices = torch.randint(0, 5, (300,), generator=torch.Generator().manual_seed(0))
+    grad = randn(300, 8, seed=1)
+
+    def weight_grad(device: torch.device | str) -> Tensor:
+        weight = randn(5, 8).to(device).requires_grad_()
+        F.embedding(indices.to(device), weight, scale_grad_by_freq=scale_grad_by_freq).backward(grad.to(device))
+        return weight.grad.cpu()
+
+    first, expected = weight_grad(FOO), weight_grad("cpu")
+    assert_exact(weight_grad(FOO), first)
+    if scale_grad_by_freq:
+        torch.testing.assert_close(first, expected)
+    else:
+        assert_exact(first, expected)
+
+
+def test_embedding_out_of_range_index_raises_index_error_like_cpu():
+    weight, indices = randn(5, 3), torch.tensor([1, 5])
+    assert (
+        run_like_cpu(lambda: F.embedding(indices, weight), lambda: F.embedding(indices.to(FOO), weight.to(FOO))) is None
+    )
+
+
+@pytest.mark.parametrize("in_place", [False, True], ids=["out_of_place", "in_place"])
+@pytest.mark.parametrize("diagonal", [-5, -2, -1, 0, 1, 3, 6])
+@pytest.mark.parametrize("op", ["tril", "triu"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bool, torch.int16], ids=dtype_id)
+def test_tril_triu_match_cpu(dtype, op, diagonal, in_place):
+    x = randn(2, 3, 4, 5) if dtype.is_floating_point else torch.randint(-5, 5, (2, 3, 4, 5)).to(dtype)
+    for view in (lambda t: t, lambda t: t.transpose(-1, -2), lambda t: t[1, :, 1:]):
+        if in_place:
+            expected, actual = view(x.clone()), view(on(FOO, x))
+            getattr(expected, f"{op}_")(diagonal)
+            result = getattr(actual, f"{op}_")(diagonal)
+            assert result is actual
+        else:
+            expected, actual = getattr(view(x), op)(diagonal), getattr(view(on(FOO, x)), op)(diagonal)
+        assert_exact(actual.cpu(), expected)
+
+
+@pytest.mark.parametrize("op", ["tril", "triu"])
+def test_tril_triu_gradient_and_out_match_cpu(op):
+    check_gradients(lambda x: getattr(torch, op)(x, -1), [randn(2, 4, 3)])
+    out = torch.empty(0, device=FOO)
+    getattr(torch, op)(randn(3, 3).to(FOO), 1, out=out)
+    assert_exact(out.cpu(), getattr(torch, op)(randn(3, 3), 1))
+
+
+# ---- advanced indexing and index_put ---------------------------------------------------------------------------------
+
+
+def index_cases(device: torch.device | str, t: Tensor) -> list[tuple]:
+    """Index expressions of numpy's kinds: one index tensor, several (adjacent or not), masks, negatives."""
+    i = torch.tensor([0, 2, -1], device=device)
+    return [
+        (i,),
+        (slice(None), torch.tensor([[1, 4], [0, 0]], device=device)),
+        (torch.tensor([0, 1], device=device), slice(None), torch.tensor([5, 2], device=device)),
+        (slice(None), torch.tensor([0, 1], device=device), torch.tensor([5, 2], device=device)),
+        (t > 0.5,),
+        ((t > 0)[:, :, 0],),
+        (1, torch.tensor([3], device=device)),
+        (Ellipsis, torch.tensor([1, 1], device=device)),
+    ]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_advanced_indexing_matches_cpu(case):
+    x = randn(4, 5, 6)
+    expected = x[index_cases("cpu", x)[case]]
+    actual = x.to(FOO)[index_cases(FOO, x.to(FOO))[case]]
+    assert_exact(actual.cpu(), expected)
+
+
+@pytest.mark.parametrize("accumulate", [False, True], ids=["assign", "accumulate"])
+def test_index_put_matches_cpu(accumulate):
+    x = randn(4, 5, 6)
+    for make_index, values in [
+        (lambda d: (torch.tensor([0, 2, 3], device=d),), randn(3, 5, 6, seed=1)),
+        (lambda d: (torch.tensor([0, 1], device=d), torch.tensor([4, 2], device=d)), randn(2, 6, seed=2)),
+        (lambda d: (x.to(d) > 0,), torch.tensor(1.5)),
+    ]:
+        expected = x.clone().index_put_(make_index("cpu"), values, accumulate=accumulate)
+        actual = x.to(FOO).index_put_(make_index(FOO), values.to(FOO), accumulate=accumulate)
+        torch.testing.assert_close(actual.cpu(), expected)
+
+
+def test_indexing_gradient_matches_cpu():
+    check_gradients(lambda w, i: w[i], [randn(6, 3)], (torch.tensor([1, 1, 4, 0]),))
+
+
+def test_out_of_range_advanced_index_raises_index_error():
+    with pytest.raises(IndexError, match="out of bounds"):
+        torch.zeros(4, 2, device=FOO)[torch.tensor([4], device=FOO)]
 
 
 # ---- scatter_reduce ----------------------------------------------------------------------------------------------
@@ -208,7 +442,7 @@ def test_scatter_reduce_gradient_matches_cpu(reduce, ties):
 
 # ---- scatter with reduce= ----------------------------------------------------------------------------------------
 
-SCATTER_DTYPES = [*FLOATS, *INTS]
+SCATTER_WITH_REDUCE_DTYPES = [*FLOATS, *INTS]
 
 
 def scatter_inputs(dim: int, dtype: torch.dtype) -> tuple[Tensor, Tensor, Tensor]:
@@ -224,7 +458,7 @@ def scatter_inputs(dim: int, dtype: torch.dtype) -> tuple[Tensor, Tensor, Tensor
 @pytest.mark.parametrize("source", ["tensor", "value"])
 @pytest.mark.parametrize("reduce", ["add", "multiply"])
 @pytest.mark.parametrize("dim", [0, 1], ids=["dim0", "dim1"])
-@pytest.mark.parametrize("dtype", SCATTER_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("dtype", SCATTER_WITH_REDUCE_DTYPES, ids=dtype_id)
 def test_scatter_with_reduce_matches_cpu(dtype, dim, reduce, source):
     self_, index, src = scatter_inputs(dim, dtype)
     foo_src = src.to(FOO) if source == "tensor" else 2
@@ -664,8 +898,8 @@ def test_bucketize_with_2d_boundaries_raises_like_cpu():
 
 EMBEDDING_MAX_NORM = 1.0
 # Indices into 7 rows with repeats; row 3 is never looked up (and keeps its norm above max_norm).
-EMBEDDING_INDICES = torch.tensor([[1, 4, 1, 0], [6, 2, 2, 5]])
-LOW_PRECISION = {torch.float16: {"rtol": 1e-2, "atol": 1e-2}, torch.bfloat16: {"rtol": 2e-2, "atol": 2e-2}}
+MAX_NORM_INDICES = torch.tensor([[1, 4, 1, 0], [6, 2, 2, 5]])
+MAX_NORM_LOW_PRECISION = {torch.float16: {"rtol": 1e-2, "atol": 1e-2}, torch.bfloat16: {"rtol": 2e-2, "atol": 2e-2}}
 
 
 def embedding_weight(dtype: torch.dtype) -> Tensor:
@@ -687,14 +921,14 @@ def test_embedding_with_max_norm_matches_cpu(dtype, norm_type, padding_idx):
     original = embedding_weight(dtype)
     grad = randn(2, 4, 5, dtype=dtype, seed=9)
     cpu_weight, foo_weight = original.clone().requires_grad_(), original.to(FOO).requires_grad_()
-    expected = lookup(cpu_weight, EMBEDDING_INDICES)
-    actual = lookup(foo_weight, EMBEDDING_INDICES.to(FOO))
+    expected = lookup(cpu_weight, MAX_NORM_INDICES)
+    actual = lookup(foo_weight, MAX_NORM_INDICES.to(FOO))
     expected.backward(grad)
     actual.backward(grad.to(FOO))
     assert not torch.equal(cpu_weight.detach(), original), "the CPU renormalised nothing; the case is wrong"
-    assert_close_to_cpu(actual.detach(), expected.detach(), LOW_PRECISION)
-    assert_close_to_cpu(foo_weight.detach(), cpu_weight.detach(), LOW_PRECISION)
-    assert_close_to_cpu(foo_weight.grad, cpu_weight.grad, LOW_PRECISION)
+    assert_close_to_cpu(actual.detach(), expected.detach(), MAX_NORM_LOW_PRECISION)
+    assert_close_to_cpu(foo_weight.detach(), cpu_weight.detach(), MAX_NORM_LOW_PRECISION)
+    assert_close_to_cpu(foo_weight.grad, cpu_weight.grad, MAX_NORM_LOW_PRECISION)
     assert_exact(foo_weight.detach()[3].cpu(), original[3])
 
 
@@ -732,6 +966,41 @@ def test_embedding_renorm_out_of_range_index_raises_like_cpu():
         lambda: torch.embedding_renorm_(embedding_weight(torch.float32), indices, 1.0, 2.0),
         lambda: torch.embedding_renorm_(embedding_weight(torch.float32).to(FOO), indices.to(FOO), 1.0, 2.0),
     )
+
+
+# ---- unique and bincount ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        torch.tensor([3.0, math.nan, 1.0, 3.0, math.nan]),
+        torch.randint(0, 5, (4, 6), generator=torch.Generator().manual_seed(0)),
+        torch.tensor([True, False, True]),
+        torch.tensor([], dtype=torch.int64),
+    ],
+    ids=["float_nan", "int64_2d", "bool", "empty"],
+)
+def test_unique_matches_cpu(values):
+    for kwargs in [
+        {},
+        {"return_inverse": True},
+        {"return_counts": True},
+        {"return_inverse": True, "return_counts": True},
+    ]:
+        expected, actual = torch.unique(values, **kwargs), torch.unique(values.to(FOO), **kwargs)
+        for e, a in zip(
+            expected if isinstance(expected, tuple) else (expected,), actual if isinstance(actual, tuple) else (actual,)
+        ):
+            torch.testing.assert_close(a.cpu(), e, equal_nan=True, rtol=0, atol=0)
+
+
+def test_bincount_matches_cpu():
+    x, w = torch.tensor([0, 1, 1, 4, 4, 4]), torch.tensor([0.5, 1.0, 2.0, 1.0, 1.0, 3.0])
+    assert_exact(torch.bincount(x.to(FOO)).cpu(), torch.bincount(x))
+    assert_exact(torch.bincount(x.to(FOO), w.to(FOO), minlength=9).cpu(), torch.bincount(x, w, minlength=9))
+    with pytest.raises(RuntimeError, match="non-negative"):
+        torch.bincount(torch.tensor([-1], device=FOO))
 
 
 # ---- unique along a dim ------------------------------------------------------------------------------------------

@@ -1,16 +1,29 @@
-"""Gradients of the reductions, softmax and matrix products a training step uses, against the CPU: the same
-inputs (contiguous, or column-major) with requires_grad on both devices, backward with the same random
-incoming gradient, every input's .grad compared. No test may fall back to the CPU, backward included.
+"""Training on foo against the CPU. The gradients of the reductions, softmax and matrix products a training step
+uses: the same inputs (contiguous, or column-major) with requires_grad on both devices, backward with the same random
+incoming gradient, every input's .grad compared. Then the two examples, training on foo and on the CPU from the same
+weights. No test may fall back to the CPU, backward included.
 """
+
+import copy
+import math
+import sys
+from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
 from conftest import FOO, assert_close_to_cpu, dtype_id, forward_backward
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for examples/
+
+from examples import train_cnn, train_transformer
+
 pytestmark = pytest.mark.usefixtures("no_fallback")
 
 Tensor = torch.Tensor
+
+# ---- gradients of a training step's operators ------------------------------------------------------------------------
+
 TOLERANCES = {torch.float32: {"rtol": 1e-4, "atol": 1e-5}}
 
 
@@ -68,3 +81,27 @@ def test_gradient_matches_cpu(name, dtype, layout):
     foo_inputs = [t.to(FOO) for t in inputs]
     assert [t.stride() for t in foo_inputs] == [t.stride() for t in inputs]
     assert_close_to_cpu(forward_backward(fn, foo_inputs, grad), forward_backward(fn, inputs, grad), TOLERANCES)
+
+
+# ---- the examples ----------------------------------------------------------------------------------------------------
+
+EXAMPLES = {
+    "train_cnn": (train_cnn, lambda: train_cnn.SmallCNN()),
+    "train_transformer": (train_transformer, lambda: train_transformer.TinyLM()),
+}
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_example_trains_like_cpu(example):
+    """Three training steps on foo and on the CPU from the same weights, in eval() as the examples' main() (dropout
+    off): the losses agree; with amp=True (float16 autocast and a GradScaler) foo's losses are finite."""
+    module, make_model = EXAMPLES[example]
+    torch.manual_seed(0)
+    model = make_model().eval()
+    batches = module.synthetic_batches(3)
+    cpu = module.train(copy.deepcopy(model), "cpu", batches)
+    foo = module.train(copy.deepcopy(model), "foo", batches)
+    torch.testing.assert_close(torch.tensor(foo), torch.tensor(cpu), rtol=1e-3, atol=0)
+    amp = module.train(copy.deepcopy(model), "foo", batches, amp=True)
+    assert all(math.isfinite(loss) for loss in amp), amp
+    torch.testing.assert_close(amp[0], cpu[0], rtol=2e-2, atol=0)

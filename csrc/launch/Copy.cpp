@@ -1,0 +1,110 @@
+// Copy, fill and transfer launches: clEnqueueCopyBuffer for same-dtype contiguous copies, kernels
+// for the rest (strided launches split as Launch.h says), clEnqueueRead/WriteBuffer for transfers.
+#include "launch/Copy.h"
+
+#include "launch/Launch.h"
+#include "runtime/HostAllocator.h"
+#include "runtime/QueuePool.h"
+
+#include <ATen/TensorIterator.h>
+#include <c10/core/DeviceGuard.h>
+
+namespace foo_cl::launch {
+namespace {
+
+size_t nbytes(const at::Tensor& t) {
+  return static_cast<size_t>(t.numel()) * t.element_size();
+}
+
+}  // namespace
+
+void launch_copy(const at::Tensor& dst, const at::Tensor& src) {
+  if (dst.numel() == 0) return;
+  const c10::DeviceGuard guard(dst.device());
+  const c10::DeviceIndex device = dst.device().index();
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(dst)
+                  .add_const_input(src)
+                  .resize_outputs(false)
+                  .check_all_same_dtype(false)
+                  .build();
+  const auto dst_type = iter.dtype(0), src_type = iter.dtype(1);
+  if (dst_type == src_type && iter.is_contiguous()) {
+    if (iter.data_ptr(0) == iter.data_ptr(1)) return;
+    const auto d = runtime::buffer_of(iter.data_ptr(0)), s = runtime::buffer_of(iter.data_ptr(1));
+    FOO_CL_CHECK(clEnqueueCopyBuffer(runtime::current_queue(device), s.mem, d.mem, s.offset, d.offset,
+                                     iter.numel() * c10::elementSize(dst_type), 0, nullptr, nullptr));
+    return;
+  }
+  // Same-dtype copies only move bits: one program per element size serves every dtype.
+  const std::string types =
+      dst_type == src_type ? std::string("-DSRC=") + bits_dtype_name(src_type) + " -DDST=" +
+                                 bits_dtype_name(dst_type) + " "
+                           : dtype_option("SRC", src_type) + dtype_option("DST", dst_type);
+  if (iter.is_contiguous()) {
+    const int64_t n = iter.numel();
+    KernelCall(device, "copy/copy", "copy_contig", types + index_option(n))
+        .buffer(iter.data_ptr(0))
+        .buffer(iter.data_ptr(1))
+        .count(n)
+        .launch(n);
+    return;
+  }
+  for_each_strided_slice(iter, [&](const StridedSlice& slice) {
+    const std::string options = types + index_option(slice.numel) + "-DNDIM=" + std::to_string(slice.ndim);
+    KernelCall(device, "copy/copy", "copy_strided", options)
+        .buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0])
+        .buffer(static_cast<char*>(iter.data_ptr(1)) + slice.offsets[1])
+        .layout(slice.layout, slice.ndim, slice.noperands)
+        .count(slice.numel)
+        .launch(slice.numel);
+  });
+}
+
+void launch_fill(const at::Tensor& self, uint64_t pattern) {
+  if (self.numel() == 0) return;
+  const c10::DeviceGuard guard(self.device());
+  const c10::DeviceIndex device = self.device().index();
+  const std::string options = std::string("-DDST=") + bits_dtype_name(self.scalar_type()) + " ";
+  if (self.is_non_overlapping_and_dense()) {
+    const int64_t n = self.numel();
+    KernelCall call(device, "fill/fill", "fill_contig", options + index_option(n));
+    call.buffer(self.const_data_ptr());
+    call.bytes(&pattern, self.element_size());
+    call.count(n).launch(n);
+    return;
+  }
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(self)
+                  .set_check_mem_overlap(false)
+                  .check_all_same_dtype(false)
+                  .resize_outputs(false)
+                  .build();
+  for_each_strided_slice(iter, [&](const StridedSlice& slice) {
+    KernelCall call(device, "fill/fill", "fill_strided",
+                    options + index_option(slice.numel) + "-DNDIM=" + std::to_string(slice.ndim));
+    call.buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0]).layout(slice.layout, slice.ndim, slice.noperands);
+    call.bytes(&pattern, self.element_size());
+    call.count(slice.numel).launch(slice.numel);
+  });
+}
+
+void launch_read(const at::Tensor& src, const at::Tensor& host, bool non_blocking) {
+  const c10::DeviceIndex device = src.device().index();
+  const bool wait = !non_blocking || !runtime::is_pinned_address(host.const_data_ptr());
+  const auto s = runtime::buffer_of(src.const_data_ptr());
+  FOO_CL_CHECK(clEnqueueReadBuffer(runtime::current_queue(device), s.mem, wait ? CL_TRUE : CL_FALSE, s.offset,
+                                   nbytes(src), host.mutable_data_ptr(), 0, nullptr, nullptr));
+  if (!wait) runtime::record_host_use(host.storage().data_ptr(), device);
+}
+
+void launch_write(const at::Tensor& dst, const at::Tensor& host, bool non_blocking) {
+  const c10::DeviceIndex device = dst.device().index();
+  const bool wait = !non_blocking || !runtime::is_pinned_address(host.const_data_ptr());
+  const auto d = runtime::buffer_of(dst.const_data_ptr());
+  FOO_CL_CHECK(clEnqueueWriteBuffer(runtime::current_queue(device), d.mem, wait ? CL_TRUE : CL_FALSE, d.offset,
+                                    nbytes(dst), host.const_data_ptr(), 0, nullptr, nullptr));
+  if (!wait) runtime::record_host_use(host.storage().data_ptr(), device);
+}
+
+}  // namespace foo_cl::launch

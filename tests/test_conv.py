@@ -1,0 +1,228 @@
+"""Convolutions against the CPU, forward values and every input's gradient: conv1d, conv2d and their transposes
+over strides, padding (numbers, "same", "valid"), dilation and groups; strided, channels-last and unbatched inputs;
+every float dtype (16-bit ones forward only); and three SGD steps of a small convolutional model. 3-d convolutions
+have no foo kernel and go to the CPU fallback. Nothing else may fall back to the CPU.
+"""
+
+import copy
+from collections.abc import Callable
+
+import pytest
+import torch
+import torch.nn.functional as F
+from conftest import (
+    FLOAT_DTYPES,
+    FOO,
+    LOW_PRECISION,
+    assert_close_to_cpu,
+    check_forward,
+    check_gradients,
+    dtype_id,
+    randn,
+)
+from torch import nn
+
+pytestmark = [
+    pytest.mark.usefixtures("no_fallback"),
+    pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel lengths"),
+]
+
+Tensor = torch.Tensor
+
+IN_CHANNELS, OUT_CHANNELS = 4, 8
+
+# name: (kernel size, keyword arguments)
+CONV2D_CASES = {
+    "plain": (3, {}),
+    "stride_2": (3, {"stride": 2}),
+    "stride_2x1": (3, {"stride": (2, 1)}),
+    "padding_1": (3, {"padding": 1}),
+    "padding_2x0": ((3, 2), {"padding": (2, 0)}),
+    "padding_same": (3, {"padding": "same"}),
+    "padding_same_even_kernel": ((2, 4), {"padding": "same"}),  # asymmetric: PyTorch pads the input first
+    "padding_same_dilated": (3, {"padding": "same", "dilation": (2, 1)}),
+    "padding_valid": ((3, 2), {"padding": "valid"}),
+    "dilation_2": (3, {"dilation": 2, "padding": 1}),
+    "groups_2": (3, {"groups": 2, "padding": 1}),
+    "depthwise": (3, {"groups": IN_CHANNELS, "padding": 1}),
+    "everything": ((3, 2), {"stride": (2, 1), "padding": (1, 2), "dilation": (1, 2), "groups": 2}),
+}
+
+CONV1D_CASES = {
+    "plain": (3, {}),
+    "stride_2": (3, {"stride": 2}),
+    "padding_2": (3, {"padding": 2}),
+    "padding_tuple": (2, {"padding": (1,)}),
+    "padding_same": (3, {"padding": "same"}),
+    "padding_same_even_kernel": (4, {"padding": "same", "dilation": 1}),
+    "padding_valid": (4, {"padding": "valid"}),
+    "dilation_3": (3, {"dilation": 3, "padding": 1}),
+    "groups_2": (3, {"groups": 2}),
+    "depthwise": (3, {"groups": IN_CHANNELS, "padding": 1}),
+    "everything": (2, {"stride": 3, "padding": 2, "dilation": 2, "groups": 2}),
+}
+
+CONV_TRANSPOSE2D_CASES = {
+    "plain": (3, {}),
+    "stride_2": (3, {"stride": 2}),
+    "stride_2_output_padding_1": (3, {"stride": 2, "output_padding": 1}),
+    "padding_1": (3, {"padding": 1}),
+    "tuples": ((3, 2), {"stride": (2, 3), "padding": (1, 0), "output_padding": (1, 2)}),
+    "dilation_2": (3, {"dilation": 2, "padding": 1, "stride": 2, "output_padding": 1}),
+    "groups_2": (3, {"groups": 2, "stride": 2}),
+    "depthwise": (3, {"groups": IN_CHANNELS}),
+    "everything": ((2, 3), {"stride": 2, "padding": (0, 1), "output_padding": (1, 0), "dilation": (1, 2), "groups": 2}),
+}
+
+CONV_TRANSPOSE1D_CASES = {
+    "plain": (3, {}),
+    "stride_3": (3, {"stride": 3}),
+    "stride_3_output_padding_2": (3, {"stride": 3, "output_padding": 2}),
+    "padding_1": (3, {"padding": 1}),
+    "dilation_2": (3, {"dilation": 2, "stride": 2, "output_padding": 1}),
+    "groups_2": (3, {"groups": 2}),
+    "depthwise": (2, {"groups": IN_CHANNELS, "stride": 2}),
+}
+
+
+def conv_weight(kernel: int | tuple[int, ...], dims: int, groups: int, transposed: bool, dtype: torch.dtype) -> Tensor:
+    size = (kernel,) * dims if isinstance(kernel, int) else kernel
+    channels = (IN_CHANNELS, OUT_CHANNELS // groups) if transposed else (OUT_CHANNELS, IN_CHANNELS // groups)
+    return randn(*channels, *size, dtype=dtype, seed=1)
+
+
+def conv_inputs(
+    functional: Callable[..., Tensor],
+    cases: dict,
+    name: str,
+    bias: bool,
+    dtype: torch.dtype = torch.float32,
+) -> tuple[Callable[..., Tensor], list[Tensor]]:
+    """fn(x, weight[, bias]) of one case and its inputs: a batch of 2 with 7 x 6 (or 9) positions."""
+    kernel, kwargs = cases[name]
+    dims = 2 if functional in (F.conv2d, F.conv_transpose2d) else 1
+    transposed = functional in (F.conv_transpose1d, F.conv_transpose2d)
+    x = randn(2, IN_CHANNELS, *((7, 6) if dims == 2 else (9,)), dtype=dtype)
+    inputs = [x, conv_weight(kernel, dims, kwargs.get("groups", 1), transposed, dtype)]
+    if bias:
+        inputs.append(randn(OUT_CHANNELS, dtype=dtype, seed=2))
+    return lambda *xs: functional(*xs, **kwargs), inputs
+
+
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no_bias"])
+@pytest.mark.parametrize(
+    ("functional", "cases", "name"),
+    [
+        *[pytest.param(F.conv2d, CONV2D_CASES, name, id=f"conv2d-{name}") for name in CONV2D_CASES],
+        *[pytest.param(F.conv1d, CONV1D_CASES, name, id=f"conv1d-{name}") for name in CONV1D_CASES],
+        *[
+            pytest.param(F.conv_transpose2d, CONV_TRANSPOSE2D_CASES, name, id=f"conv_transpose2d-{name}")
+            for name in CONV_TRANSPOSE2D_CASES
+        ],
+        *[
+            pytest.param(F.conv_transpose1d, CONV_TRANSPOSE1D_CASES, name, id=f"conv_transpose1d-{name}")
+            for name in CONV_TRANSPOSE1D_CASES
+        ],
+    ],
+)
+def test_convolution_matches_cpu(functional, cases, name, bias):
+    fn, inputs = conv_inputs(functional, cases, name, bias)
+    check_gradients(fn, inputs)
+
+
+# Views of a [N, C, H, W] (or [N, C, L]) input: (base shape from the target shape, view).
+CONV_LAYOUTS = {
+    "contiguous": (lambda s: s, lambda t: t),
+    "transposed": (lambda s: (*s[:-2], s[-1], s[-2]), lambda t: t.transpose(-1, -2)),
+    "sliced": (lambda s: (s[0], 2 * s[1], *s[2:-1], 2 * s[-1] + 1), lambda t: t[:, ::2, ..., 1::2]),
+    "channels_last": (lambda s: (s[0], *s[2:], s[1]), lambda t: t.movedim(-1, 1)),
+}
+
+
+@pytest.mark.parametrize("batch", [1, 3, None], ids=["batch_1", "batch_3", "unbatched"])
+@pytest.mark.parametrize("layout", CONV_LAYOUTS)
+@pytest.mark.parametrize(
+    ("functional", "cases", "name"),
+    [
+        pytest.param(F.conv2d, CONV2D_CASES, "everything", id="conv2d"),
+        pytest.param(F.conv1d, CONV1D_CASES, "everything", id="conv1d"),
+        pytest.param(F.conv_transpose2d, CONV_TRANSPOSE2D_CASES, "everything", id="conv_transpose2d"),
+        pytest.param(F.conv_transpose1d, CONV_TRANSPOSE1D_CASES, "groups_2", id="conv_transpose1d"),
+    ],
+)
+def test_convolution_of_strided_and_unbatched_inputs_matches_cpu(functional, cases, name, layout, batch):
+    fn, (x, *params) = conv_inputs(functional, cases, name, bias=True)
+    base_shape, view = CONV_LAYOUTS[layout]
+    shape = (batch or 1, *x.shape[1:])
+    x = view(randn(*base_shape(shape), seed=3))
+    if batch is None:
+        x = x[0]
+    assert x.shape == shape[batch is None :]
+    assert layout == "contiguous" or not x.is_contiguous()
+    check_gradients(fn, [x, *params])
+
+
+@pytest.mark.parametrize("functional", [F.conv2d, F.conv_transpose2d], ids=["conv2d", "conv_transpose2d"])
+def test_convolution_with_channels_last_weight_matches_cpu(functional):
+    cases = CONV2D_CASES if functional is F.conv2d else CONV_TRANSPOSE2D_CASES
+    fn, (x, weight, bias) = conv_inputs(functional, cases, "everything", bias=True)
+    weight = weight.contiguous(memory_format=torch.channels_last)
+    check_gradients(fn, [x.contiguous(memory_format=torch.channels_last), weight, bias])
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize(
+    ("functional", "cases"),
+    [
+        pytest.param(F.conv2d, CONV2D_CASES, id="conv2d"),
+        pytest.param(F.conv1d, CONV1D_CASES, id="conv1d"),
+        pytest.param(F.conv_transpose2d, CONV_TRANSPOSE2D_CASES, id="conv_transpose2d"),
+        pytest.param(F.conv_transpose1d, CONV_TRANSPOSE1D_CASES, id="conv_transpose1d"),
+    ],
+)
+def test_convolution_dtypes_match_cpu(functional, cases, dtype):
+    name = "everything" if "everything" in cases else "groups_2"
+    fn, inputs = conv_inputs(functional, cases, name, bias=True, dtype=dtype)
+    if dtype in LOW_PRECISION:  # forward only: CPU's 16-bit convolution backward rounds differently
+        check_forward(fn, inputs, LOW_PRECISION)
+    else:
+        check_gradients(fn, inputs)
+
+
+def test_conv2d_module_training_steps_match_cpu():
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 4, 3, stride=2, groups=2), nn.Flatten(), nn.Linear(36, 5)
+    )
+    x, target = randn(4, 3, 8, 8, seed=1), randn(4, 5, seed=2)
+    runs = {}
+    for device in ("cpu", FOO):
+        m = copy.deepcopy(model).to(device)
+        opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+        losses = []
+        for _ in range(3):
+            opt.zero_grad()
+            loss = (m(x.to(device)) - target.to(device)).square().mean()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        runs[torch.device(device).type] = (losses, [p.detach() for p in m.parameters()])
+    tolerances = {"rtol": 1e-4, "atol": 1e-5}
+    torch.testing.assert_close(runs["foo"][0], runs["cpu"][0], **tolerances)
+    assert_close_to_cpu(runs["foo"][1], runs["cpu"][1], {torch.float32: tolerances})
+    assert not torch.equal(runs["foo"][1][0].cpu(), model[0].weight), "the training steps changed nothing"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(lambda x, w: F.conv3d(x, w), id="conv3d"),
+        pytest.param(lambda x, w: F.conv_transpose3d(x, w.transpose(0, 1)), id="conv_transpose3d"),
+    ],
+)
+def test_3d_convolution_goes_through_the_cpu_fallback(call):
+    """3-d convolutions have no foo kernel: they run on the CPU like any such operator (here forbidden)."""
+    x, w = randn(1, 2, 4, 4, 4).to(FOO), randn(3, 2, 2, 2, 2).to(FOO)
+    with pytest.raises(NotImplementedError, match="aten::convolution"):
+        call(x, w)
+    assert (x + 1).cpu().shape == x.shape, "foo still works"

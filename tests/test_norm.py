@@ -1,0 +1,162 @@
+"""Batch, layer and group norm against the CPU, forward values and every input's gradient: training and eval with
+running statistics updated in place (or none), with and without affine parameters, strided and channels-last inputs,
+16-bit inputs with 16-bit or float32 parameters (forward only), and rows long enough that work-items share them.
+Nothing may fall back to the CPU.
+"""
+
+import copy
+
+import pytest
+import torch
+import torch.nn.functional as F
+from conftest import (
+    FOO,
+    LOW_PRECISION,
+    assert_close_to_cpu,
+    check_forward,
+    check_gradients,
+    dtype_id,
+    forward_backward,
+    on,
+    randn,
+)
+from torch import nn
+
+pytestmark = pytest.mark.usefixtures("no_fallback")
+
+Tensor = torch.Tensor
+
+BATCH_NORM_SHAPES = {"2d": (6, 3), "3d": (4, 3, 5), "4d": (2, 3, 4, 5)}
+
+
+@pytest.mark.parametrize("affine", [True, False], ids=["affine", "no_affine"])
+@pytest.mark.parametrize("training", [True, False], ids=["training", "eval"])
+@pytest.mark.parametrize("shape", BATCH_NORM_SHAPES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dtype_id)
+def test_batch_norm_matches_cpu(dtype, shape, training, affine):
+    x = randn(*BATCH_NORM_SHAPES[shape], dtype=dtype) * 2 + 1
+    params = [randn(3, dtype=dtype, seed=1), randn(3, dtype=dtype, seed=2)] if affine else []
+    running = {}
+    for device in ("cpu", FOO):
+        mean, var = randn(3, dtype=dtype, seed=3).to(device), (randn(3, dtype=dtype, seed=4).abs() + 0.5).to(device)
+        running[torch.device(device).type] = (mean, var)
+
+        def fn(x: Tensor, *params: Tensor, mean: Tensor = mean, var: Tensor = var) -> Tensor:
+            return F.batch_norm(x, mean, var, *params, training=training, momentum=0.3, eps=1e-4)
+
+        inputs = [on(device, t) for t in [x, *params]]
+        output, grads = forward_backward(fn, inputs, randn(*x.shape, dtype=dtype, seed=5))
+        running[torch.device(device).type] += (output, grads)
+    # running_mean and running_var updated in place like the CPU's (unchanged in eval), output and gradients
+    assert_close_to_cpu(running["foo"], running["cpu"])
+    if not training:
+        assert torch.equal(running["cpu"][0], randn(3, dtype=dtype, seed=3))
+
+
+@pytest.mark.parametrize("shape", BATCH_NORM_SHAPES)
+def test_batch_norm_without_running_stats_matches_cpu(shape):
+    x = randn(*BATCH_NORM_SHAPES[shape])
+    check_gradients(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [x, randn(3), randn(3, seed=2)])
+
+
+@pytest.mark.parametrize("momentum", [0.1, 0.5, None], ids=["momentum_0.1", "momentum_0.5", "cumulative"])
+@pytest.mark.parametrize("shape", BATCH_NORM_SHAPES)
+def test_batch_norm_module_running_stats_match_cpu(shape, momentum):
+    """Four training batches update running_mean/var (momentum None: their cumulative average), then eval."""
+    module = (nn.BatchNorm1d if len(BATCH_NORM_SHAPES[shape]) < 4 else nn.BatchNorm2d)(3, momentum=momentum)
+    batches = [randn(*BATCH_NORM_SHAPES[shape], seed=s) * (s + 1) + s for s in range(4)]
+    results = {}
+    for device in ("cpu", FOO):
+        m = copy.deepcopy(module).to(device)
+        outputs = [m(x.to(device)) for x in batches]
+        outputs.append(m.eval()(batches[0].to(device)))
+        results[torch.device(device).type] = (outputs, m.running_mean, m.running_var, m.num_batches_tracked)
+    assert_close_to_cpu(results["foo"], results["cpu"])
+
+
+@pytest.mark.parametrize("params_dtype", ["same", "float32"])
+@pytest.mark.parametrize("training", [True, False], ids=["training", "eval"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dtype_id)
+def test_batch_norm_of_16_bit_input_matches_cpu(dtype, training, params_dtype):
+    """16-bit input with 16-bit parameters and running statistics, or float32 ones (the mix autocast produces)."""
+    x = randn(2, 3, 4, 5, dtype=dtype) * 3 + 2
+    pdt = dtype if params_dtype == "same" else torch.float32
+    stats = [randn(3, seed=1, dtype=pdt), randn(3, seed=2, dtype=pdt).abs() + 0.5]
+
+    def fn(x: Tensor, mean: Tensor, var: Tensor, w: Tensor, b: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        return F.batch_norm(x, mean, var, w, b, training=training), mean, var
+
+    check_forward(fn, [x, *stats, randn(3, seed=3, dtype=pdt), randn(3, seed=4, dtype=pdt)], LOW_PRECISION)
+
+
+LAYER_NORM_SHAPES = {"last_dim": (5,), "last_two_dims": (4, 5)}
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("affine", ["affine", "weight_only", "no_affine"])
+@pytest.mark.parametrize("normalized", LAYER_NORM_SHAPES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dtype_id)
+def test_layer_norm_matches_cpu(dtype, normalized, affine, layout):
+    shape = LAYER_NORM_SHAPES[normalized]
+    x = randn(2, 3, 5, 4, dtype=dtype).transpose(-1, -2) if layout == "transposed" else randn(2, 3, 4, 5, dtype=dtype)
+    params = {"affine": 2, "weight_only": 1, "no_affine": 0}[affine]
+    inputs = [x, randn(*shape, dtype=dtype, seed=1), randn(*shape, dtype=dtype, seed=2)][: 1 + params]
+    check_gradients(lambda x, *p: F.layer_norm(x, shape, *p, eps=1e-4), inputs)
+
+
+@pytest.mark.parametrize("params_dtype", ["same", "float32"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dtype_id)
+def test_layer_norm_of_16_bit_input_matches_cpu(dtype, params_dtype):
+    params = [randn(4, 5, seed=s, dtype=dtype if params_dtype == "same" else torch.float32) for s in (1, 2)]
+    check_forward(
+        lambda x, w, b: F.layer_norm(x, (4, 5), w, b), [randn(2, 3, 4, 5, dtype=dtype) * 4, *params], LOW_PRECISION
+    )
+
+
+LONG_BLOCKS = {
+    "layer_norm": (lambda x, w, b: F.layer_norm(x, (150000,), w, b), [(2, 150000), (150000,), (150000,)]),
+    "batch_norm": (lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [(2, 2, 300, 300), (2,), (2,)]),
+    "batch_norm_eval": (
+        lambda x, w, b: F.batch_norm(x, torch.zeros_like(w), torch.ones_like(w), w, b),
+        [(2, 2, 300, 300), (2,), (2,)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", LONG_BLOCKS)
+def test_normalization_of_few_long_rows_matches_cpu(case):
+    """Two rows of 150000 elements, or two channels of 180000: every work-item shares the elements, so no
+    work-item loops over a whole row (a driver that ends loops early gave wrong values), and the statistics
+    sum in blocks, so they stay as accurate as the CPU's. The weight and bias gradients are sums of 360000 terms,
+    which the CPU rounds differently (each device is within 2e-6 of a float64 reference)."""
+    fn, shapes = LONG_BLOCKS[case]
+    inputs = [randn(*shape, seed=i) * (i + 1) + i for i, shape in enumerate(shapes)]
+    check_gradients(fn, inputs, tolerances={torch.float32: {"rtol": 1e-4, "atol": 1e-4}})
+
+
+GROUP_NORM_SHAPES = {"2d": (4, 6), "3d": (3, 6, 7), "4d": (2, 6, 4, 5)}
+
+
+@pytest.mark.parametrize("affine", [True, False], ids=["affine", "no_affine"])
+@pytest.mark.parametrize(
+    ("shape", "groups"),
+    # not 2-d with 6 groups: groups of one element, whose gradient CPU computes as rounding noise instead of 0
+    [(shape, groups) for shape in GROUP_NORM_SHAPES for groups in (1, 2, 6) if (shape, groups) != ("2d", 6)],
+    ids=lambda v: f"{v}_groups" if isinstance(v, int) else v,
+)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dtype_id)
+def test_group_norm_matches_cpu(dtype, shape, groups, affine):
+    x = randn(*GROUP_NORM_SHAPES[shape], dtype=dtype) * 2 - 1
+    params = [randn(6, dtype=dtype, seed=1), randn(6, dtype=dtype, seed=2)] if affine else []
+    check_gradients(lambda x, *p: F.group_norm(x, groups, *p, eps=1e-4), [x, *params])
+
+
+def test_group_norm_of_channels_last_input_matches_cpu():
+    x = randn(2, 6, 4, 5).contiguous(memory_format=torch.channels_last)
+    check_gradients(lambda x, w, b: F.group_norm(x, 3, w, b), [x, randn(6, seed=1), randn(6, seed=2)])
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dtype_id)
+def test_group_norm_of_16_bit_input_matches_cpu(dtype):
+    inputs = [randn(2, 6, 4, 5, dtype=dtype) * 4, randn(6, seed=1, dtype=dtype), randn(6, seed=2, dtype=dtype)]
+    check_forward(lambda x, w, b: F.group_norm(x, 3, w, b), inputs, LOW_PRECISION)

@@ -1,0 +1,146 @@
+"""Pooling and resizing against the CPU: max_pool2d's values bit for bit and its indices (ties, NaN and infinities,
+every dtype, strided and unbatched inputs), avg_pool2d, adaptive average and max pooling, and nearest and bilinear
+interpolate, each with its input's gradient. Nothing may fall back to the CPU.
+"""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from conftest import FLOAT_DTYPES, FOO, INT_DTYPES, assert_exact, check_gradients, dtype_id, on, randn
+
+pytestmark = pytest.mark.usefixtures("no_fallback")
+
+Tensor = torch.Tensor
+
+# ---- max_pool2d ------------------------------------------------------------------------------------------------------
+
+# name: keyword arguments of max_pool2d; inputs are 7 x 8
+POOL_CASES = {
+    "kernel_2": {"kernel_size": 2},
+    "kernel_3_stride_1": {"kernel_size": 3, "stride": 1},  # overlapping windows
+    "kernel_3_stride_2_padding_1": {"kernel_size": 3, "stride": 2, "padding": 1},
+    "rectangular": {"kernel_size": (2, 3), "stride": (1, 2), "padding": (1, 1)},
+    "dilation_2": {"kernel_size": 2, "stride": 1, "dilation": 2},
+    "dilation_padding": {"kernel_size": 3, "stride": 2, "padding": 1, "dilation": (2, 1)},
+    "ceil_mode": {"kernel_size": 3, "stride": 2, "ceil_mode": True},
+    "ceil_mode_padding": {"kernel_size": 2, "stride": 2, "padding": 1, "ceil_mode": True},
+}
+
+
+def pool(x: Tensor, case: str) -> tuple[Tensor, Tensor]:
+    return F.max_pool2d(x, **POOL_CASES[case], return_indices=True)
+
+
+def assert_pool_matches_cpu(x: Tensor, case: str) -> None:
+    """Values bit for bit (NaN included) and indices equal to the CPU's."""
+    values, indices = pool(on(FOO, x), case)
+    expected_values, expected_indices = pool(x, case)
+    assert_exact(values.cpu(), expected_values)
+    assert indices.dtype == torch.int64
+    assert torch.equal(indices.cpu(), expected_indices)
+
+
+@pytest.mark.parametrize("case", POOL_CASES)
+def test_max_pool2d_values_indices_and_gradient_match_cpu(case):
+    x = randn(2, 3, 7, 8)
+    assert_pool_matches_cpu(x, case)
+    check_gradients(lambda x: pool(x, case)[0], [x])
+
+
+@pytest.mark.parametrize("case", ["kernel_3_stride_1", "rectangular", "ceil_mode_padding"])
+def test_max_pool2d_ties_pick_the_first_like_cpu(case):
+    """Few distinct values: ties in every window, and several windows sharing a maximum sum its gradients."""
+    x = torch.randint(0, 3, (2, 3, 7, 8), generator=torch.Generator().manual_seed(0)).float()
+    assert_pool_matches_cpu(x, case)
+    check_gradients(lambda x: pool(x, case)[0], [x])
+
+
+@pytest.mark.parametrize("case", ["kernel_2", "kernel_3_stride_2_padding_1", "dilation_padding"])
+def test_max_pool2d_nan_and_infinities_match_cpu(case):
+    x = randn(2, 3, 7, 8)
+    x[0, 0, :3, :3] = math.nan
+    x[0, 1, 2, ::3] = math.nan
+    x[1, 0] = -math.inf  # whole windows of -inf: the value is -inf, the index the first in the window
+    x[1, 1, 3, 4] = math.inf
+    assert_pool_matches_cpu(x, case)
+
+
+@pytest.mark.parametrize("dtype", [*FLOAT_DTYPES, *INT_DTYPES], ids=dtype_id)
+def test_max_pool2d_dtypes_match_cpu(dtype):
+    """Integers with ties and their extreme values."""
+    if dtype.is_floating_point:
+        x = randn(2, 3, 7, 8, dtype=dtype)
+    else:
+        info = torch.iinfo(dtype)
+        x = torch.randint(-3, 4, (2, 3, 7, 8), generator=torch.Generator().manual_seed(0)).clamp(min=info.min)
+        x = x.to(dtype)
+        x[0, 0] = info.min
+        x[0, 1, 1::2] = info.max
+    for case in ("kernel_3_stride_2_padding_1", "ceil_mode"):
+        assert_pool_matches_cpu(x, case)
+
+
+def test_max_pool2d_of_unbatched_input_matches_cpu():
+    x = randn(3, 7, 8)
+    assert_pool_matches_cpu(x, "kernel_3_stride_2_padding_1")
+    check_gradients(lambda x: pool(x, "kernel_3_stride_1")[0], [x])
+
+
+@pytest.mark.parametrize("layout", ["channels_last", "transposed"])
+def test_max_pool2d_of_strided_input_matches_cpu(layout):
+    x = randn(2, 3, 7, 8).contiguous(memory_format=torch.channels_last)
+    if layout == "transposed":
+        x = randn(2, 3, 8, 7).transpose(2, 3)
+    assert_pool_matches_cpu(x, "kernel_3_stride_2_padding_1")
+    check_gradients(lambda x: pool(x, "kernel_3_stride_1")[0], [x])
+
+
+def test_max_pool2d_without_indices_matches_cpu():
+    check_gradients(lambda x: F.max_pool2d(x, 3, 2, 1), [randn(2, 3, 7, 8)])
+
+
+# ---- avg_pool2d and adaptive pooling ---------------------------------------------------------------------------------
+
+AVG_POOL_CASES = {
+    "k2": {"kernel_size": 2},
+    "k3_s2_p1": {"kernel_size": 3, "stride": 2, "padding": 1},
+    "exclude_pad": {"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": False},
+    "rect_ceil": {"kernel_size": (3, 2), "stride": (1, 2), "padding": (1, 0), "ceil_mode": True},
+    "ceil_exclude_pad": {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False},
+    "divisor_override": {"kernel_size": 3, "divisor_override": 5},
+}
+
+
+@pytest.mark.parametrize("kwargs", AVG_POOL_CASES.values(), ids=AVG_POOL_CASES.keys())
+def test_avg_pool2d_and_gradient_match_cpu(kwargs):
+    check_gradients(lambda x: F.avg_pool2d(x, **kwargs), [randn(2, 3, 9, 8)])
+
+
+@pytest.mark.parametrize("output_size", [(3, 2), (1, 1), (4, 5), (9, 8)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_adaptive_pooling_and_gradients_match_cpu(output_size):
+    check_gradients(lambda x: F.adaptive_avg_pool2d(x, output_size), [randn(2, 3, 9, 8)])
+    check_gradients(lambda x: F.adaptive_max_pool2d(x, output_size), [randn(2, 3, 9, 8)])
+    x = randn(3, 9, 8)
+    assert_exact(
+        F.adaptive_max_pool2d(x.to(FOO), output_size, return_indices=True)[1].cpu(),
+        F.adaptive_max_pool2d(x, output_size, return_indices=True)[1],
+    )
+
+
+# ---- interpolate -----------------------------------------------------------------------------------------------------
+
+INTERPOLATE_CASES = {
+    "nearest_x2": {"scale_factor": 2, "mode": "nearest"},
+    "nearest_size": {"size": (8, 3), "mode": "nearest"},
+    "nearest_x1.7": {"scale_factor": 1.7, "mode": "nearest"},
+    "bilinear_x2": {"scale_factor": 2, "mode": "bilinear"},
+    "bilinear_align_corners": {"size": (9, 4), "mode": "bilinear", "align_corners": True},
+    "bilinear_down": {"scale_factor": 0.6, "mode": "bilinear"},
+}
+
+
+@pytest.mark.parametrize("kwargs", INTERPOLATE_CASES.values(), ids=INTERPOLATE_CASES.keys())
+def test_interpolate_and_gradient_match_cpu(kwargs):
+    check_gradients(lambda x: F.interpolate(x, **kwargs), [randn(2, 3, 5, 7)])
