@@ -68,16 +68,21 @@ __kernel void input_grad(__global const char* grad, ulong grad_offset, __global 
   __global const acc_t* s = FOO_PTR(const acc_t, sums, sums_offset);
   __global st* dx = FOO_PTR(st, grad_input, grad_input_offset);
   foo_block_walk at;
-  for (foo_block_walk_begin(&at, n, (INDEX_T)inner, (INDEX_T)groups); at.e < at.end;
-       foo_block_walk_next(&at, (INDEX_T)inner, (INDEX_T)groups)) {
+  for (foo_block_walk_begin(&at, n, (INDEX_T)inner, (INDEX_T)groups); at.e < at.end; foo_block_walk_next(&at)) {
     const acc_t scale = r[at.g];
-    const acc_t gw = (acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, dy, at.e)) * foo_weight_at(w, at.g, at.i);
-#ifdef EVAL
-    const acc_t v = gw * scale;
-#else
-    const acc_t xhat = ((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, x, at.e)) - m[at.g]) * scale;
-    const acc_t v = scale * (gw - s[2 * at.g] / count - xhat * (s[2 * at.g + 1] / count));
+#ifndef EVAL
+    const acc_t mu = m[at.g], mean_gw = s[2 * at.g] / count, mean_gw_xhat = s[2 * at.g + 1] / count;
 #endif
-    FOO_STORE(DT, dx, at.e, v);
+    const INDEX_T base = at.block * (INDEX_T)inner;
+    for (INDEX_T i = at.i; i < at.i_end; ++i) {
+      const acc_t gw = (acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, dy, base + i)) * foo_weight_at(w, at.g, i);
+#ifdef EVAL
+      const acc_t v = gw * scale;
+#else
+      const acc_t xhat = ((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, x, base + i)) - mu) * scale;
+      const acc_t v = scale * (gw - mean_gw - xhat * mean_gw_xhat);
+#endif
+      FOO_STORE(DT, dx, base + i, v);
+    }
   }
 }

@@ -19,20 +19,24 @@ __kernel void normalize_blocks(__global const char* input, ulong input_offset, _
   __global const acc_t* b = FOO_PTR(const acc_t, bias, bias_offset);
   __global st* out = FOO_PTR(st, output, output_offset);
   foo_block_walk at;
-  for (foo_block_walk_begin(&at, n, (INDEX_T)inner, (INDEX_T)groups); at.e < at.end;
-       foo_block_walk_next(&at, (INDEX_T)inner, (INDEX_T)groups)) {
+  for (foo_block_walk_begin(&at, n, (INDEX_T)inner, (INDEX_T)groups); at.e < at.end; foo_block_walk_next(&at)) {
+    const acc_t mu = m[at.g], scale = r[at.g];
+    __global const st* xb = x + at.block * (INDEX_T)inner;
+    __global st* ob = out + at.block * (INDEX_T)inner;
+    for (INDEX_T i = at.i; i < at.i_end; ++i) {
 #ifdef PER_ELEMENT
-    const INDEX_T p = at.i;
+      const INDEX_T p = i;
 #else
-    const INDEX_T p = at.g;
+      const INDEX_T p = at.g;
 #endif
-    acc_t v = ((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, x, at.e)) - m[at.g]) * r[at.g];
+      acc_t v = ((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, xb, i)) - mu) * scale;
 #ifdef WITH_WEIGHT
-    v *= w[p];
+      v *= w[p];
 #endif
 #ifdef WITH_BIAS
-    v += b[p];
+      v += b[p];
 #endif
-    FOO_STORE(DT, out, at.e, v);
+      FOO_STORE(DT, ob, i, v);
+    }
   }
 }
