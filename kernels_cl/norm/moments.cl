@@ -18,21 +18,28 @@ __kernel void moments(__global const char* input, ulong input_offset, __global c
   const uint lid = get_local_id(0);
   const acc_t count = (acc_t)(outer * inner);
   for (ulong g = get_group_id(0); g < groups; g += get_num_groups(0)) {
-    foo_sum sum = {0, 0, 0};
+    foo_sum sum = FOO_SUM_ZERO;
     for (ulong j = 0; j < outer; ++j) {
       __global const st* block = x + (j * groups + g) * inner;
-      for (ulong i = lid; i < inner; i += LOCAL_SIZE) foo_sum_add(&sum, FOO_CONVERT(DT, FOO_LOAD(DT, block, i)));
+      ulong i = lid;
+      for (; i + 7 * LOCAL_SIZE < inner; i += 8 * LOCAL_SIZE) foo_sum_add8(&sum, FOO_LOAD8(block, i));
+      for (; i < inner; i += LOCAL_SIZE) foo_sum_add(&sum, FOO_LOAD_ACC(block, i));
     }
-    const acc_t mu = foo_group_sum(scratch, foo_sum_value(&sum)) / count;
-    foo_sum squares = {0, 0, 0};
+    const acc_t mu = foo_group_sum(scratch, foo_sum_value(sum)) / count;
+    foo_sum squares = FOO_SUM_ZERO;
     for (ulong j = 0; j < outer; ++j) {
       __global const st* block = x + (j * groups + g) * inner;
-      for (ulong i = lid; i < inner; i += LOCAL_SIZE) {
-        const acc_t d = FOO_CONVERT(DT, FOO_LOAD(DT, block, i)) - mu;
+      ulong i = lid;
+      for (; i + 7 * LOCAL_SIZE < inner; i += 8 * LOCAL_SIZE) {
+        const acc8_t d = FOO_LOAD8(block, i) - mu;
+        foo_sum_add8(&squares, d * d);
+      }
+      for (; i < inner; i += LOCAL_SIZE) {
+        const acc_t d = FOO_LOAD_ACC(block, i) - mu;
         foo_sum_add(&squares, d * d);
       }
     }
-    const acc_t variance = foo_group_sum(scratch, foo_sum_value(&squares)) / count;
+    const acc_t variance = foo_group_sum(scratch, foo_sum_value(squares)) / count;
     if (lid == 0) {
       m[g] = mu;
       v[g] = variance;

@@ -23,6 +23,16 @@ inline acc_t foo_weight_at(__global const acc_t* w, ulong g, ulong i) {
 #endif
 }
 
+// Weights i, i + LOCAL_SIZE, ..., i + 7 * LOCAL_SIZE (foo_weight_at).
+inline acc8_t foo_weight8_at(__global const acc_t* w, ulong g, ulong i) {
+#if defined(WITH_WEIGHT) && defined(PER_ELEMENT)
+  return (acc8_t)(w[i], w[i + LOCAL_SIZE], w[i + 2 * LOCAL_SIZE], w[i + 3 * LOCAL_SIZE], w[i + 4 * LOCAL_SIZE],
+                  w[i + 5 * LOCAL_SIZE], w[i + 6 * LOCAL_SIZE], w[i + 7 * LOCAL_SIZE]);
+#else
+  return (acc8_t)(foo_weight_at(w, g, i));
+#endif
+}
+
 __kernel void group_sums(__global const char* grad, ulong grad_offset, __global const char* input,
                          ulong input_offset, __global const char* mean, ulong mean_offset, __global const char* rstd,
                          ulong rstd_offset, __global const char* weight, ulong weight_offset, __global char* sums,
@@ -37,17 +47,24 @@ __kernel void group_sums(__global const char* grad, ulong grad_offset, __global 
   const uint lid = get_local_id(0);
   for (ulong g = get_group_id(0); g < groups; g += get_num_groups(0)) {
     const acc_t mu = m[g], scale = r[g];
-    foo_sum sum_gw = {0, 0, 0}, sum_gw_xhat = {0, 0, 0};
+    foo_sum sum_gw = FOO_SUM_ZERO, sum_gw_xhat = FOO_SUM_ZERO;
     for (ulong j = 0; j < outer; ++j) {
-      const ulong base = (j * groups + g) * inner;
-      for (ulong i = lid; i < inner; i += LOCAL_SIZE) {
-        const acc_t gw = (acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, dy, base + i)) * foo_weight_at(w, g, i);
+      __global const st* dy_block = dy + (j * groups + g) * inner;
+      __global const st* x_block = x + (j * groups + g) * inner;
+      ulong i = lid;
+      for (; i + 7 * LOCAL_SIZE < inner; i += 8 * LOCAL_SIZE) {
+        const acc8_t gw = FOO_LOAD8(dy_block, i) * foo_weight8_at(w, g, i);
+        foo_sum_add8(&sum_gw, gw);
+        foo_sum_add8(&sum_gw_xhat, gw * (FOO_LOAD8(x_block, i) - mu) * scale);
+      }
+      for (; i < inner; i += LOCAL_SIZE) {
+        const acc_t gw = FOO_LOAD_ACC(dy_block, i) * foo_weight_at(w, g, i);
         foo_sum_add(&sum_gw, gw);
-        foo_sum_add(&sum_gw_xhat, gw * ((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, x, base + i)) - mu) * scale);
+        foo_sum_add(&sum_gw_xhat, gw * (FOO_LOAD_ACC(x_block, i) - mu) * scale);
       }
     }
-    const acc_t total_gw = foo_group_sum(scratch, foo_sum_value(&sum_gw));
-    const acc_t total_gw_xhat = foo_group_sum(scratch, foo_sum_value(&sum_gw_xhat));
+    const acc_t total_gw = foo_group_sum(scratch, foo_sum_value(sum_gw));
+    const acc_t total_gw_xhat = foo_group_sum(scratch, foo_sum_value(sum_gw_xhat));
     if (lid == 0) {
       out[2 * g] = total_gw;
       out[2 * g + 1] = total_gw_xhat;
