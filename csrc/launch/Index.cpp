@@ -71,14 +71,6 @@ c10::ScalarType bits_type(const at::Tensor& t) {
   }
 }
 
-at::Tensor dense(const at::Tensor& t) {
-  return t.is_contiguous() ? t : at::empty(t.sizes(), t.options());
-}
-
-void copy_back(const at::Tensor& written, const at::Tensor& out) {
-  if (!written.is_same(out)) out.copy_(written);
-}
-
 // `t` seen with index's sizes, its stride along `dim` replaced by zero.
 at::Tensor along_index(const at::Tensor& t, const at::Tensor& index, int64_t dim, bool zero_dim_stride) {
   if (t.dim() == 0) return t.as_strided(index.sizes(), std::vector<int64_t>(index.dim(), 0), t.storage_offset());
@@ -153,7 +145,7 @@ void launch_index_select(const at::Tensor& self, int64_t dim, const at::Tensor& 
   const int64_t n = out.numel();
   if (n == 0) return;
   const c10::DeviceGuard guard(self.device());
-  const at::Tensor result = dense(out);
+  const at::Tensor result = dense_output(out);
   const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
   int64_t inner = 1;
   for (int64_t d = dim + 1; d < self.dim(); ++d) inner *= self.size(d);
@@ -199,7 +191,7 @@ void launch_masked_select(const at::Tensor& values, const at::Tensor& selected, 
   const int64_t n = selected.numel();
   if (n == 0 || out.numel() == 0) return;
   const c10::DeviceGuard guard(values.device());
-  const at::Tensor result = dense(out);
+  const at::Tensor result = dense_output(out);
   KernelCall(values.device().index(), "index/compact", "masked_select_contig",
              bits_option(values) + "-DNDIM=1 " + index_option(n))
       .buffer(values.const_data_ptr())
@@ -220,7 +212,7 @@ void launch_nonzero(const at::Tensor& selected, const at::Tensor& positions, con
     int64_t size[kMaxDims];
   } sizes{};  // foo_sizes of kernels_cl/index/compact.cl
   for (int64_t d = 0; d < selected.dim(); ++d) sizes.size[d] = selected.size(d);
-  const at::Tensor result = dense(out);
+  const at::Tensor result = dense_output(out);
   KernelCall(selected.device().index(), "index/compact", "nonzero_contig",
              "-DDT=uint8 -DNDIM=" + std::to_string(selected.dim()) + " " + index_option(n))
       .buffer(selected.const_data_ptr())

@@ -5,6 +5,7 @@
 #include "runtime/QueuePool.h"
 
 #include <ATen/TensorIterator.h>
+#include <ATen/ops/empty.h>
 
 #include <algorithm>
 #include <cstring>
@@ -79,10 +80,13 @@ KernelCall& KernelCall::layout(const StridedLayout& layout, int ndim, int nopera
   return bytes(packed, n * sizeof(int64_t));
 }
 
-int max_layout_dims(c10::DeviceIndex device, int longs_per_dim) {
+uint64_t layout_room(c10::DeviceIndex device) {
   const uint64_t limit = runtime::device_info(device).max_parameter_size;
-  const uint64_t room = limit > kNonLayoutArgBytes ? limit - kNonLayoutArgBytes : 0;
-  return static_cast<int>(std::clamp<uint64_t>(room / (sizeof(int64_t) * longs_per_dim), 1, kMaxDims));
+  return limit > kNonLayoutArgBytes ? limit - kNonLayoutArgBytes : 0;
+}
+
+int max_layout_dims(c10::DeviceIndex device, int longs_per_dim) {
+  return static_cast<int>(std::clamp<uint64_t>(layout_room(device) / (sizeof(int64_t) * longs_per_dim), 1, kMaxDims));
 }
 
 KernelCall& KernelCall::bytes(const void* data, size_t size) {
@@ -125,6 +129,14 @@ void KernelCall::launch_nd(const size_t global[3], const size_t local[3]) {
                                             nullptr, nullptr);
   TORCH_CHECK(err == CL_SUCCESS, "foo-cl: launching kernel ", name_, " on foo:", static_cast<int>(device_),
               " failed with ", runtime::cl_error_name(err));
+}
+
+at::Tensor dense_output(const at::Tensor& out) {
+  return out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
+}
+
+void copy_back(const at::Tensor& written, const at::Tensor& out) {
+  if (!written.is_same(out)) out.copy_(written);
 }
 
 void for_each_strided_slice(const at::TensorIteratorBase& iter, c10::function_ref<void(const StridedSlice&)> launch) {

@@ -7,6 +7,7 @@
 #include "runtime/Allocator.h"
 #include "runtime/ProgramCache.h"
 
+#include <ATen/core/Tensor.h>
 #include <c10/core/Scalar.h>
 #include <c10/core/ScalarType.h>
 #include <c10/util/FunctionRef.h>
@@ -34,8 +35,12 @@ struct StridedLayout {
 // tensors (buffer and offset, 16 bytes each), six 8-byte scalars and a count.
 constexpr size_t kNonLayoutArgBytes = 128;
 
+// The bytes a launch on `device` has for its layouts: the device's argument limit less
+// kNonLayoutArgBytes.
+uint64_t layout_room(c10::DeviceIndex device);
+
 // How many dims of a layout with `longs_per_dim` values per dim (sizes and strides) a launch on
-// `device` can pass within the device's argument limit, at most kMaxDims and at least one.
+// `device` can pass within layout_room, at most kMaxDims and at least one.
 int max_layout_dims(c10::DeviceIndex device, int longs_per_dim);
 
 // "-DINDEX_T=uint " when n elements fit 32-bit indices, else ulong.
@@ -93,6 +98,11 @@ class KernelCall {
   cl_uint next_arg_ = 0;
   size_t arg_bytes_ = 0;  // checked against CL_DEVICE_MAX_PARAMETER_SIZE at launch
 };
+
+// What a kernel writing densely writes into: `out` itself when contiguous, else a contiguous tensor
+// of its shape, which copy_back then copies into `out`.
+at::Tensor dense_output(const at::Tensor& out);
+void copy_back(const at::Tensor& written, const at::Tensor& out);
 
 // One launch of a strided kernel: the layout of the iterator's operands over at most kMaxDims dims
 // (fewer where the device's argument limit says so), the number of elements, and per-operand byte

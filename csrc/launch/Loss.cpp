@@ -4,7 +4,6 @@
 
 #include "launch/Launch.h"
 
-#include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
 
 #include <cstdint>
@@ -50,8 +49,7 @@ void launch_nll_loss_backward(const at::Tensor& grad_output, const at::Tensor& t
   const int64_t n = rows(grad_input);
   if (n == 0) return;
   const c10::DeviceGuard guard(grad_input.device());
-  const at::Tensor dense =
-      grad_input.is_contiguous() ? grad_input : at::empty(grad_input.sizes(), grad_input.options());
+  const at::Tensor dense = dense_output(grad_input);
   dense.zero_();
   std::string options = loss_options(grad_input, n, weight);
   if (kind == NllLossGrad::kPerRow) options += "-DNONE ";
@@ -66,7 +64,7 @@ void launch_nll_loss_backward(const at::Tensor& grad_output, const at::Tensor& t
       .value(ignore_index)
       .count(n)
       .launch(n);
-  if (!dense.is_same(grad_input)) grad_input.copy_(dense);
+  copy_back(dense, grad_input);
 }
 
 }  // namespace foo_cl::launch

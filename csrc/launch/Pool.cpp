@@ -3,7 +3,6 @@
 
 #include "launch/Launch.h"
 
-#include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
 
 #include <cstdint>
@@ -28,21 +27,13 @@ std::string pool_options(const at::Tensor& t, int64_t n) {
   return options;
 }
 
-at::Tensor dense(const at::Tensor& t) {
-  return t.is_contiguous() ? t : at::empty(t.sizes(), t.options());
-}
-
-void copy_back(const at::Tensor& written, const at::Tensor& out) {
-  if (!written.is_same(out)) out.copy_(written);
-}
-
 // Runs `name` of pool/avg_pool2d writing `out` from `source` (the input, or the output gradient).
 void avg_pool(const char* name, const at::Tensor& source, const foo_pool_shape& shape, bool count_include_pad,
               std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const int64_t n = out.numel();
   if (n == 0) return;
   const c10::DeviceGuard guard(source.device());
-  const at::Tensor result = dense(out);
+  const at::Tensor result = dense_output(out);
   std::string options = pool_options(result, n);
   if (count_include_pad) options += "-DCOUNT_INCLUDE_PAD ";
   KernelCall(source.device().index(), "pool/avg_pool2d", name, options)
@@ -63,7 +54,7 @@ void adaptive_pool(const char* name, const at::Tensor& source, const at::Tensor&
   if (n == 0) return;
   const c10::DeviceGuard guard(source.device());
   std::vector<at::Tensor> results;
-  for (const at::Tensor& t : outputs) results.push_back(dense(t));
+  for (const at::Tensor& t : outputs) results.push_back(dense_output(t));
   KernelCall call(source.device().index(), "pool/adaptive_pool2d", name, pool_options(results[0], n));
   call.buffer(source.const_data_ptr());
   if (extra.defined()) call.buffer(extra.const_data_ptr());
@@ -79,7 +70,7 @@ void launch_max_pool2d(const at::Tensor& input, const PoolWindow& window, const 
   const int64_t n = values.numel();
   if (n == 0) return;
   const c10::DeviceGuard guard(input.device());
-  const at::Tensor v = dense(values), p = dense(positions);
+  const at::Tensor v = dense_output(values), p = dense_output(positions);
   KernelCall(input.device().index(), "pool/max_pool2d", "max_pool2d_forward", pool_options(input, n))
       .buffer(input.const_data_ptr())
       .buffer(v.data_ptr())
@@ -96,7 +87,7 @@ void launch_max_pool2d_backward(const at::Tensor& grad, const at::Tensor& positi
   const int64_t n = grad_input.numel();
   if (n == 0) return;
   const c10::DeviceGuard guard(grad.device());
-  const at::Tensor result = dense(grad_input);
+  const at::Tensor result = dense_output(grad_input);
   const foo_pool_shape shape = pool_shape(grad_input, grad, window);
   const bool disjoint = shape.sh >= (shape.kh - 1) * shape.dh + 1 && shape.sw >= (shape.kw - 1) * shape.dw + 1;
   // Disjoint windows: one write per output (a quarter of the work for 2x2 windows) after a fill.

@@ -53,8 +53,7 @@ StridedLayout to_layout(const std::vector<Dim>& dims) {
 // one dim) and the reduced one (sizes and the input's strides).
 bool layouts_fit(c10::DeviceIndex device, size_t kept_dims, size_t reduced_dims) {
   if (kept_dims > kMaxDims || reduced_dims > kMaxDims) return false;
-  const size_t bytes = sizeof(int64_t) * (4 * std::max<size_t>(kept_dims, 1) + 2 * reduced_dims);
-  return bytes + kNonLayoutArgBytes <= runtime::device_info(device).max_parameter_size;
+  return sizeof(int64_t) * (4 * std::max<size_t>(kept_dims, 1) + 2 * reduced_dims) <= layout_room(device);
 }
 
 int64_t product(const std::vector<Dim>& dims) {
@@ -171,6 +170,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
     return;
   }
 
+  const Program prog = program(op.reduction);
   const runtime::DeviceInfo& info = runtime::device_info(device);
   const bool cpu_device = info.cpu_class;
   const size_t local = info.row_group_size;
@@ -184,7 +184,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
   std::string options = dtype_option("IN0", self.scalar_type()) + dtype_option("OUT", out.scalar_type()) +
                         compute_option(op.compute) + "-DKDIM=" + std::to_string(kept.size()) +
                         " -DRDIM=" + std::to_string(red.size()) + " -DLOCAL_SIZE=" + std::to_string(local) + " " +
-                        program(op.reduction).options;
+                        prog.options;
   if (cpu_device && red.size() == 1 && red[0].strides[0] == in_size && self.scalar_type() == op.compute) {
     options += " -DVEC=" + std::to_string(info.vector_width);
   }
@@ -195,7 +195,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
   const void* out2 = indices.defined() ? indices.const_data_ptr() : out.const_data_ptr();
   // Combines each output's per-slice accumulators (stored output-major) into the output.
   auto finish_partials = [&](const at::Tensor& partial, int64_t slices) {
-    KernelCall finish(device, program(op.reduction).key, "reduce_partials", options);
+    KernelCall finish(device, prog.key, "reduce_partials", options);
     finish.buffer(out.const_data_ptr()).buffer(out2).layout(kept_layout, kdims, 3);
     finish.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_uint>(slices));
     finish.scalar(params[0], op.compute);
@@ -216,7 +216,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
       column_partial = at::empty({n_out * column_slices * static_cast<int64_t>(kPartialBytes)},
                                  self.options().dtype(at::kByte));
     }
-    KernelCall call(device, program(op.reduction).key, "reduce_columns", options + " -DCOLUMNS=16");
+    KernelCall call(device, prog.key, "reduce_columns", options + " -DCOLUMNS=16");
     call.buffer(out.const_data_ptr()).buffer(self.const_data_ptr());
     call.layout(kept_layout, kdims, 3).layout(red_layout, rdims, 1);
     call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
@@ -231,7 +231,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
 
   at::Tensor partial;
   if (slices > 1) partial = at::empty({n_out * slices * static_cast<int64_t>(kPartialBytes)}, self.options().dtype(at::kByte));
-  KernelCall call(device, program(op.reduction).key, "reduce_slices", options);
+  KernelCall call(device, prog.key, "reduce_slices", options);
   // An empty input is never read (each output is its reduction's identity): any buffer fills the slot.
   call.buffer(out.const_data_ptr()).buffer(out2).buffer(self.numel() > 0 ? self.const_data_ptr() : out.const_data_ptr());
   call.layout(kept_layout, kdims, 3).layout(red_layout, rdims, 1);

@@ -3,7 +3,6 @@
 
 #include "launch/Launch.h"
 
-#include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
 
 #include <cstdint>
@@ -33,7 +32,7 @@ void resize(const char* name, bool bilinear, const at::Tensor& source, const at:
             int64_t n, bool zero_first) {
   if (result.numel() == 0) return;
   const c10::DeviceGuard guard(source.device());
-  const at::Tensor dense = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
+  const at::Tensor dense = dense_output(result);
   if (zero_first) dense.zero_();
   std::string options = dtype_option("DT", source.scalar_type()) + index_option(n);
   if (align_corners) options += "-DALIGN_CORNERS ";
@@ -47,7 +46,7 @@ void resize(const char* name, bool bilinear, const at::Tensor& source, const at:
       .scalar(source_scale(shape.in_w, shape.out_w, align_corners, scale_w, scale_type), scale_type)
       .count(n)
       .launch(n);
-  if (!dense.is_same(result)) result.copy_(dense);
+  copy_back(dense, result);
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include "runtime/Device.h"
 
 #include <ATen/WrapDimUtils.h>
-#include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
 
 namespace foo_cl::launch {
@@ -31,9 +30,8 @@ void launch_scan(Scan scan, const at::Tensor& self, const at::Tensor& out, const
   if (out.numel() == 0) return;
   const c10::DeviceGuard guard(out.device());
   const at::Tensor input = self.contiguous();
-  const at::Tensor result = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
-  const at::Tensor where =
-      !indices.defined() || indices.is_contiguous() ? indices : at::empty(indices.sizes(), indices.options());
+  const at::Tensor result = dense_output(out);
+  const at::Tensor where = indices.defined() ? dense_output(indices) : indices;
   int64_t outer = 1, size = 1, inner = 1;
   if (input.dim() > 0) {
     dim = c10::maybe_wrap_dim(dim, input.dim());
@@ -53,8 +51,8 @@ void launch_scan(Scan scan, const at::Tensor& self, const at::Tensor& out, const
   call.buffer(input.const_data_ptr());
   call.value(static_cast<uint64_t>(outer)).value(static_cast<uint64_t>(size)).value(static_cast<uint64_t>(inner));
   call.launch(outer * inner);
-  if (!result.is_same(out)) out.copy_(result);
-  if (where.defined() && !where.is_same(indices)) indices.copy_(where);
+  copy_back(result, out);
+  if (where.defined()) copy_back(where, indices);
 }
 
 }  // namespace foo_cl::launch

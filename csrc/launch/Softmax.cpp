@@ -6,7 +6,6 @@
 #include "runtime/Device.h"
 
 #include <ATen/WrapDimUtils.h>
-#include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
 
 #include <algorithm>
@@ -34,7 +33,7 @@ void launch_rows(const char* name, const at::Tensor& out, std::initializer_list<
                  bool log) {
   if (out.numel() == 0) return;
   const c10::DeviceGuard guard(out.device());
-  const at::Tensor result = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
+  const at::Tensor result = dense_output(out);
   const at::Tensor& first = *inputs.begin();
   const RowShape shape = row_shape(first, dim);
   const c10::ScalarType compute = compute_type(out.scalar_type());
@@ -55,7 +54,7 @@ void launch_rows(const char* name, const at::Tensor& out, std::initializer_list<
   call.value(static_cast<uint64_t>(shape.inner));
   const int64_t rows = shape.outer * shape.inner;
   call.launch_groups(std::min<int64_t>(rows, static_cast<int64_t>(info.compute_units) * 64), local);
-  if (!result.is_same(out)) out.copy_(result);
+  copy_back(result, out);
 }
 
 }  // namespace

@@ -92,7 +92,7 @@ void launch_searchsorted(const at::Tensor& sorted, const at::Tensor& input, bool
   const int64_t n = input.numel();
   if (n == 0) return;
   const c10::DeviceGuard guard(input.device());
-  const at::Tensor result = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
+  const at::Tensor result = dense_output(out);
   std::string options =
       dtype_option("DT", input.scalar_type()) + dtype_option("OUT", out.scalar_type()) + index_option(n);
   if (right) options += "-DRIGHT ";
@@ -104,7 +104,7 @@ void launch_searchsorted(const at::Tensor& sorted, const at::Tensor& input, bool
       .value<int64_t>(sorted.dim() == 1 ? 0 : input.size(-1))
       .count(n)
       .launch(n);
-  if (!result.is_same(out)) out.copy_(result);
+  copy_back(result, out);
 }
 
 }  // namespace foo_cl::launch
