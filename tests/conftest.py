@@ -269,10 +269,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _mentions_float64(value: object) -> bool:
-    """Whether a test parameter is float64, holds it, or is the name of a case in float64."""
+    """Whether a test parameter is float64 or complex128, holds one, or is the name of a case in one."""
     if isinstance(value, (tuple, list)):
         return any(_mentions_float64(v) for v in value)
-    return value is torch.float64 or (isinstance(value, str) and "float64" in value)
+    if isinstance(value, str):
+        return "float64" in value or "complex128" in value
+    return value is torch.float64 or value is torch.complex128
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

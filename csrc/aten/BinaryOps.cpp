@@ -97,7 +97,8 @@ void register_alpha_op(torch::Library& m, const char* name, bool negate_alpha) {
                                                   [negate_alpha](Meta& iter, TensorRef, ScalarRef alpha) {
                                                     launch::launch_pointwise(iter, "binary/add",
                                                                              {negate_alpha ? -alpha : alpha});
-                                                  });
+                                                  },
+                                                  Complex::accepted);
 }
 
 using DivMode = at::meta::structured_div_Tensor_mode;
@@ -218,8 +219,8 @@ constexpr char kLogicalXor[] = "binary/logical_xor";
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_alpha_op<at::meta::structured_add_Tensor>(m, "add", false);
   register_alpha_op<at::meta::structured_sub_Tensor>(m, "sub", true);
-  FOO_STRUCTURED_BINARY_TENSOR(m, mul, "binary/mul");
-  FOO_STRUCTURED_BINARY_TENSOR(m, div, "binary/div");
+  FOO_STRUCTURED_BINARY_TENSOR(m, mul, "binary/mul", Complex::accepted);
+  FOO_STRUCTURED_BINARY_TENSOR(m, div, "binary/div", Complex::accepted);
   register_structured<DivMode, TensorRef, std::optional<c10::string_view>>(m, "div.Tensor_mode", "div_.Tensor_mode",
                                                                            "div.out_mode", div_mode_kernel);
   m.impl("floor_divide", floor_divide_functional);

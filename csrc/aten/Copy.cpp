@@ -11,7 +11,6 @@
 #include <ATen/ops/empty_strided.h>
 #include <c10/core/DeviceGuard.h>
 
-#include <cstring>
 #include <torch/library.h>
 
 namespace foo_cl::aten {
@@ -34,16 +33,31 @@ void copy_on_device(const at::Tensor& dst, const at::Tensor& src) {
   launch::launch_copy(dst, src);
 }
 
+// Whether a and b read their memory alike: the same dtype and layout, and the same conjugate and
+// negative bits (views that conjugate or negate what their memory holds).
+bool same_memory_layout(const at::Tensor& a, const at::Tensor& b) {
+  return a.scalar_type() == b.scalar_type() && a.sizes() == b.sizes() && a.strides() == b.strides() &&
+         a.is_conj() == b.is_conj() && a.is_neg() == b.is_neg();
+}
+
+// An empty CPU tensor that reads its memory as `t` does (dtype, layout, conjugate and negative bits).
+at::Tensor empty_host_like(const at::Tensor& t) {
+  at::Tensor host = at::empty_strided(t.sizes(), t.strides(), t.options().device(c10::kCPU));
+  host._set_conj(t.is_conj());
+  host._set_neg(t.is_neg());
+  return host;
+}
+
 // A foo tensor whose elements fill one dense byte range from its data pointer.
 at::Tensor dense_on_device(const at::Tensor& t) {
   return t.is_non_overlapping_and_dense() ? t : t.contiguous();
 }
 
-// Copies a foo tensor into a new CPU tensor of the same dtype, sizes and (dense) strides.
+// Copies a foo tensor into a new CPU tensor of the same dtype, sizes, (dense) strides and bits.
 at::Tensor to_host(const at::Tensor& src) {
   const c10::DeviceGuard guard(src.device());
   const at::Tensor dense = dense_on_device(src);
-  at::Tensor host = at::empty_strided(dense.sizes(), dense.strides(), dense.options().device(c10::kCPU));
+  at::Tensor host = empty_host_like(dense);
   if (host.numel() > 0) launch::launch_read(dense, host, false);
   return host;
 }
@@ -60,10 +74,7 @@ void copy_from_host(const at::Tensor& dst, const at::Tensor& src, bool non_block
     return;
   }
   // The host side takes dst's exact layout and dtype, so one write moves dst's whole byte range.
-  const bool same_layout =
-      src.scalar_type() == dst.scalar_type() && src.sizes() == dst.sizes() && src.strides() == dst.strides();
-  const at::Tensor host =
-      same_layout ? src : at::empty_strided(dst.sizes(), dst.strides(), dst.options().device(c10::kCPU)).copy_(src);
+  const at::Tensor host = same_memory_layout(src, dst) ? src : empty_host_like(dst).copy_(src);
   launch::launch_write(dst, host, non_blocking);
 }
 
@@ -80,8 +91,7 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
     if (dst.numel() == 0) return dst;
     const c10::DeviceGuard guard(self.device());
     const at::Tensor dense = dense_on_device(self);
-    if (dense.scalar_type() == dst.scalar_type() && dense.sizes() == dst.sizes() &&
-        dense.strides() == dst.strides()) {
+    if (same_memory_layout(dense, dst)) {
       launch::launch_read(dense, dst, non_blocking);
     } else {
       dst.copy_(to_host(dense));
@@ -99,9 +109,7 @@ at::Tensor& fill_(at::Tensor& self, const at::Scalar& value) {
   if (self.numel() == 0) return self;
   // PyTorch's CPU conversion gives the value's bits in self's dtype, with CPU's overflow errors.
   const at::Tensor bits = at::empty({}, self.options().device(c10::kCPU)).fill_(value);
-  uint64_t pattern = 0;
-  std::memcpy(&pattern, bits.const_data_ptr(), self.element_size());
-  launch::launch_fill(self, pattern);
+  launch::launch_fill(self, bits.const_data_ptr());
   return self;
 }
 
@@ -135,6 +143,18 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_local_scalar_dense", local_scalar_dense);
   m.impl("_assert_async", at::native::_assert_async_cpu);
   m.impl("_assert_async.msg", at::native::_assert_async_msg_cpu);
+}
+
+// copy_ reaches foo through _copy_from, which conjugates and negates on the way (the conjugate and
+// negative views' own fallbacks would resolve the source with a clone, itself a copy_: a loop).
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
+
+TORCH_LIBRARY_IMPL(aten, Negative, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
 }
 
 }  // namespace foo_cl::aten

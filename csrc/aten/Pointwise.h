@@ -18,15 +18,17 @@ StructuredKernel<Meta, Rest...> pointwise(std::string key) {
   return [key = std::move(key)](Meta& iter, Rest...) { launch::launch_pointwise(iter, key); };
 }
 
-// Registers a structured unary op with its three variants ("exp", "exp_", "exp.out").
-#define FOO_STRUCTURED_UNARY(m, op, key)                                                            \
+// Registers a structured unary op with its three variants ("exp", "exp_", "exp.out"); a trailing
+// Complex::accepted says the kernel computes complex values too.
+#define FOO_STRUCTURED_UNARY(m, op, key, ...)                                                       \
   register_structured<at::meta::structured_##op>(m, #op, #op "_", #op ".out",                      \
-                                                 pointwise<at::meta::structured_##op>(key))
+                                                 pointwise<at::meta::structured_##op>(key) __VA_OPT__(, ) __VA_ARGS__)
 
 // Registers a structured binary op whose variants are "<op>.Tensor", "<op>_.Tensor" and "<op>.out".
-#define FOO_STRUCTURED_BINARY_TENSOR(m, op, key)                                                   \
-  register_structured<at::meta::structured_##op##_Tensor, const at::Tensor&>(                      \
-      m, #op ".Tensor", #op "_.Tensor", #op ".out", pointwise<at::meta::structured_##op##_Tensor, const at::Tensor&>(key))
+#define FOO_STRUCTURED_BINARY_TENSOR(m, op, key, ...)                                                       \
+  register_structured<at::meta::structured_##op##_Tensor, const at::Tensor&>(                              \
+      m, #op ".Tensor", #op "_.Tensor", #op ".out",                                                        \
+      pointwise<at::meta::structured_##op##_Tensor, const at::Tensor&>(key) __VA_OPT__(, ) __VA_ARGS__)
 
 // Registers a structured binary op without overload names ("atan2", "atan2_", "atan2.out").
 #define FOO_STRUCTURED_BINARY(m, op, key)                                                          \

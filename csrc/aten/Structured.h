@@ -1,8 +1,12 @@
 // Runs PyTorch's structured operators on foo: PyTorch's own meta function (shape, type promotion,
 // broadcasting, out= checks; for pointwise ops a built TensorIterator) followed by a foo kernel.
 // These wrappers are what PyTorch's codegen emits for CPU and CUDA (functional, in-place and out=
-// variants, with proxy outputs when the out tensor's strides cannot be used).
+// variants, with proxy outputs when the out tensor's strides cannot be used). Operators whose foo
+// kernels are real-only run complex operands through the CPU fallback.
 #pragma once
+
+#include "aten/Fallback.h"
+#include "launch/Dtypes.h"
 
 #include <ATen/TensorIterator.h>
 #include <ATen/core/Tensor.h>
@@ -140,13 +144,53 @@ using StructuredKernel = std::function<void(Meta&, Rest...)>;
 template <class Meta, class... Rest>
 using StructuredKernelWithSelf = std::function<void(Meta&, const at::Tensor&, Rest...)>;
 
+using launch::Complex;
+
 namespace detail {
+
+inline bool is_complex_arg(const at::Tensor& t) {
+  return t.defined() && t.is_complex();
+}
+inline bool is_complex_arg(const at::Scalar& s) {
+  return s.isComplex();
+}
+inline bool is_complex_arg(const std::optional<at::Tensor>& t) {
+  return t && is_complex_arg(*t);
+}
+inline bool is_complex_arg(const std::optional<at::Scalar>& s) {
+  return s && s->isComplex();
+}
+template <class T>
+bool is_complex_arg(const T&) {
+  return false;
+}
+
+// Whether a real-only kernel must leave these arguments to the CPU fallback.
+template <class... Args>
+bool needs_complex(Complex complex, const Args&... args) {
+  return complex == Complex::rejected && (is_complex_arg(args) || ...);
+}
+
+// Runs operator `name` ("add.Tensor") on `args` through the CPU fallback; returns its outputs.
+template <class... Args>
+torch::jit::Stack run_fallback_on(const char* name, const Args&... args) {
+  const std::string_view full(name);
+  const size_t dot = full.find('.');
+  const auto op = c10::Dispatcher::singleton().findSchemaOrThrow(
+      ("aten::" + std::string(full.substr(0, dot))).c_str(), dot == std::string_view::npos ? "" : name + dot + 1);
+  torch::jit::Stack stack;
+  torch::jit::push(stack, args...);
+  run_fallback(op, &stack);
+  return stack;
+}
 
 // Registers the functional, in-place and out= variants; `run(op, self, rest...)` runs the kernel.
 template <class Meta, class... Rest, class Run>
-void register_variants(torch::Library& m, const char* functional, const char* inplace, const char* out, Run run) {
+void register_variants(torch::Library& m, const char* functional, const char* inplace, const char* out, Run run,
+                       Complex complex) {
   if (functional) {
-    m.impl(functional, [run](const at::Tensor& self, Rest... rest) -> at::Tensor {
+    m.impl(functional, [run, complex, functional](const at::Tensor& self, Rest... rest) -> at::Tensor {
+      if (needs_complex(complex, self, rest...)) return run_fallback_on(functional, self, rest...)[0].toTensor();
       FunctionalOp<Meta> op;
       op.meta(self, meta_arg(rest)...);
       run(op, self, rest...);
@@ -154,7 +198,11 @@ void register_variants(torch::Library& m, const char* functional, const char* in
     });
   }
   if (inplace) {
-    m.impl(inplace, [run](at::Tensor& self, Rest... rest) -> at::Tensor& {
+    m.impl(inplace, [run, complex, inplace](at::Tensor& self, Rest... rest) -> at::Tensor& {
+      if (needs_complex(complex, self, rest...)) {
+        run_fallback_on(inplace, self, rest...);
+        return self;
+      }
       GivenOutputOp<Meta, true> op(self);
       op.meta(self, meta_arg(rest)...);
       run(op, self, rest...);
@@ -163,7 +211,11 @@ void register_variants(torch::Library& m, const char* functional, const char* in
     });
   }
   if (out) {
-    m.impl(out, [run](const at::Tensor& self, Rest... rest, at::Tensor& result) -> at::Tensor& {
+    m.impl(out, [run, complex, out](const at::Tensor& self, Rest... rest, at::Tensor& result) -> at::Tensor& {
+      if (needs_complex(complex, self, rest..., result)) {
+        run_fallback_on(out, self, rest..., result);
+        return result;
+      }
       GivenOutputOp<Meta, false> op(result);
       op.meta(self, meta_arg(rest)...);
       run(op, self, rest...);
@@ -177,17 +229,21 @@ void register_variants(torch::Library& m, const char* functional, const char* in
 
 // Registers the functional, in-place and out= variants of a structured operator whose first
 // argument is `self`, e.g. ("add.Tensor", "add_.Tensor", "add.out"); pass nullptr to skip a variant.
+// Complex::accepted when the kernel computes in complex dtypes too.
 template <class Meta, class... Rest>
 void register_structured(torch::Library& m, const char* functional, const char* inplace, const char* out,
-                         std::type_identity_t<StructuredKernel<Meta, Rest...>> kernel) {
+                         std::type_identity_t<StructuredKernel<Meta, Rest...>> kernel,
+                         Complex complex = Complex::rejected) {
   detail::register_variants<Meta, Rest...>(
-      m, functional, inplace, out, [kernel](Meta& op, const at::Tensor&, Rest... rest) { kernel(op, rest...); });
+      m, functional, inplace, out, [kernel](Meta& op, const at::Tensor&, Rest... rest) { kernel(op, rest...); },
+      complex);
 }
 
 template <class Meta, class... Rest>
 void register_structured_with_self(torch::Library& m, const char* functional, const char* inplace, const char* out,
-                                   std::type_identity_t<StructuredKernelWithSelf<Meta, Rest...>> kernel) {
-  detail::register_variants<Meta, Rest...>(m, functional, inplace, out, kernel);
+                                   std::type_identity_t<StructuredKernelWithSelf<Meta, Rest...>> kernel,
+                                   Complex complex = Complex::rejected) {
+  detail::register_variants<Meta, Rest...>(m, functional, inplace, out, kernel, complex);
 }
 
 }  // namespace foo_cl::aten

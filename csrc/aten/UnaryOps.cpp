@@ -3,6 +3,9 @@
 // inputs of float functions promote to the default float dtype, as on CPU).
 #include "aten/Pointwise.h"
 
+#include <ATen/ops/view_as_complex_native.h>
+#include <ATen/ops/view_as_real_native.h>
+
 #include <ATen/ops/acos_meta.h>
 #include <ATen/ops/acosh_meta.h>
 #include <ATen/ops/asin_meta.h>
@@ -52,11 +55,82 @@
 namespace foo_cl::aten {
 namespace {
 
+// An iterator from complex `self` to `out` of its real dtype (abs, angle).
+at::TensorIterator complex_to_real_op(at::Tensor& out, const at::Tensor& self) {
+  TORCH_CHECK(out.scalar_type() == c10::toRealValueType(self.scalar_type()), "Expected out tensor to have dtype ",
+              c10::toRealValueType(self.scalar_type()), ", but got ", out.scalar_type(), " instead");
+  return at::TensorIteratorConfig().add_output(out).add_const_input(self).check_all_same_dtype(false).build();
+}
+
 // Ops PyTorch implements without a structured meta: the iterator is built here, as CPU does.
 at::Tensor& abs_out(const at::Tensor& self, at::Tensor& out) {
+  if (self.is_complex()) {
+    auto iter = complex_to_real_op(out, self);
+    launch::launch_pointwise(iter, "unary/abs", {}, self.scalar_type());
+    return out;
+  }
   auto iter = at::TensorIterator::unary_op(out, self);
   launch::launch_pointwise(iter, "unary/abs");
   return out;
+}
+
+// The argument of complex values (in their real dtype); pi or 0 by sign for real ones, integers
+// promoted to the default float dtype.
+at::Tensor& angle_out(const at::Tensor& self, at::Tensor& out) {
+  if (self.is_complex()) {
+    auto iter = complex_to_real_op(out, self);
+    launch::launch_pointwise(iter, "unary/angle", {}, self.scalar_type());
+    return out;
+  }
+  auto iter = at::TensorIterator::unary_float_op(out, self);
+  launch::launch_pointwise(iter, "unary/angle");
+  return out;
+}
+
+at::Tensor angle(const at::Tensor& self) {
+  const c10::ScalarType type = self.is_complex()                           ? c10::toRealValueType(self.scalar_type())
+                               : c10::isIntegralType(self.scalar_type(), true) ? c10::typeMetaToScalarType(at::get_default_dtype())
+                                                                              : self.scalar_type();
+  at::Tensor out = at::empty({0}, self.options().dtype(type));
+  return angle_out(self, out);
+}
+
+at::Tensor& conj_physical_out(const at::Tensor& self, at::Tensor& out) {
+  auto iter = at::TensorIterator::unary_op(out, self);
+  if (self.is_complex()) {
+    launch::launch_pointwise(iter, "unary/conj");
+  } else {
+    out.copy_(self);  // real values are their own conjugates
+  }
+  return out;
+}
+
+// The complex tensor made from two real ones of one floating dtype (polar: magnitude and angle;
+// complex: real and imaginary parts), with CPU's dtype checks.
+at::Tensor& complex_from_parts(const at::Tensor& a, const at::Tensor& b, at::Tensor& out, const char* key) {
+  const c10::ScalarType type = a.scalar_type();
+  TORCH_CHECK(type == c10::kFloat || type == c10::kDouble || type == c10::kHalf,
+              "Expected both inputs to be Half, Float or Double tensors but got ", type, " and ", b.scalar_type());
+  TORCH_CHECK(b.scalar_type() == type, "Expected object of scalar type ", type, " but got scalar type ",
+              b.scalar_type(), " for second argument");
+  TORCH_CHECK(out.scalar_type() == c10::toComplexType(type), "Expected object of scalar type ",
+              c10::toComplexType(type), " but got scalar type ", out.scalar_type(), " for argument 'out'");
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(out)
+                  .add_const_input(a)
+                  .add_const_input(b)
+                  .check_all_same_dtype(false)
+                  .build();
+  launch::launch_pointwise(iter, key, {}, type);
+  return out;
+}
+
+at::Tensor& polar_out(const at::Tensor& abs, const at::Tensor& angle, at::Tensor& out) {
+  return complex_from_parts(abs, angle, out, "binary/polar");
+}
+
+at::Tensor& complex_out(const at::Tensor& real, const at::Tensor& imag, at::Tensor& out) {
+  return complex_from_parts(real, imag, out, "binary/complex");
 }
 
 at::Tensor& logical_not_out(const at::Tensor& self, at::Tensor& out) {
@@ -107,13 +181,13 @@ StructuredKernel<Meta, int64_t> round_decimals_kernel() {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  FOO_STRUCTURED_UNARY(m, neg, "unary/neg");
+  FOO_STRUCTURED_UNARY(m, neg, "unary/neg", Complex::accepted);
   FOO_STRUCTURED_UNARY(m, sign, "unary/sign");
-  FOO_STRUCTURED_UNARY(m, sgn, "unary/sign");
-  FOO_STRUCTURED_UNARY(m, reciprocal, "unary/reciprocal");
+  FOO_STRUCTURED_UNARY(m, sgn, "unary/sign", Complex::accepted);
+  FOO_STRUCTURED_UNARY(m, reciprocal, "unary/reciprocal", Complex::accepted);
   FOO_STRUCTURED_UNARY(m, sqrt, "unary/sqrt");
   FOO_STRUCTURED_UNARY(m, rsqrt, "unary/rsqrt");
-  FOO_STRUCTURED_UNARY(m, exp, "unary/exp");
+  FOO_STRUCTURED_UNARY(m, exp, "unary/exp", Complex::accepted);
   FOO_STRUCTURED_UNARY(m, exp2, "unary/exp2");
   FOO_STRUCTURED_UNARY(m, expm1, "unary/expm1");
   FOO_STRUCTURED_UNARY(m, log, "unary/log");
@@ -153,6 +227,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<at::meta::structured_isneginf>(m, "isneginf", nullptr, "isneginf.out",
                                                      pointwise<at::meta::structured_isneginf>("unary/isneginf"));
   m.impl("abs.out", abs_out);
+  m.impl("angle", angle);
+  m.impl("angle.out", angle_out);
+  m.impl("conj_physical.out", conj_physical_out);
+  m.impl("polar.out", polar_out);
+  m.impl("complex.out", complex_out);
+  m.impl("view_as_real", at::native::view_as_real);
+  m.impl("view_as_complex", at::native::view_as_complex);
   m.impl("logical_not.out", logical_not_out);
   m.impl("isnan", isnan);
   m.impl("nan_to_num.out", nan_to_num_out);

@@ -29,7 +29,11 @@ void launch_copy(const at::Tensor& dst, const at::Tensor& src) {
                   .check_all_same_dtype(false)
                   .build();
   const auto dst_type = iter.dtype(0), src_type = iter.dtype(1);
-  if (dst_type == src_type && iter.is_contiguous()) {
+  // A conjugate or negative view copied into a tensor without that bit (or the reverse) has its
+  // values conjugated or negated on the way.
+  const bool conj = dst.is_complex() && dst.is_conj() != src.is_conj(), negate = dst.is_neg() != src.is_neg();
+  const bool bits_only = dst_type == src_type && !conj && !negate;
+  if (bits_only && iter.is_contiguous()) {
     if (iter.data_ptr(0) == iter.data_ptr(1)) return;
     const auto d = runtime::buffer_of(iter.data_ptr(0)), s = runtime::buffer_of(iter.data_ptr(1));
     FOO_CL_CHECK(clEnqueueCopyBuffer(runtime::current_queue(device), s.mem, d.mem, s.offset, d.offset,
@@ -38,9 +42,9 @@ void launch_copy(const at::Tensor& dst, const at::Tensor& src) {
   }
   // Same-dtype copies only move bits: one program per element size serves every dtype.
   const std::string types =
-      dst_type == src_type ? std::string("-DSRC=") + bits_dtype_name(src_type) + " -DDST=" +
-                                 bits_dtype_name(dst_type) + " "
-                           : dtype_option("SRC", src_type) + dtype_option("DST", dst_type);
+      (bits_only ? std::string("-DSRC=") + bits_dtype_name(src_type) + " -DDST=" + bits_dtype_name(dst_type) + " "
+                 : dtype_option("SRC", src_type, Complex::accepted) + dtype_option("DST", dst_type, Complex::accepted)) +
+      (conj ? "-DCONJ " : "") + (negate ? "-DNEGATE " : "");
   if (iter.is_contiguous()) {
     const int64_t n = iter.numel();
     KernelCall(device, "copy/copy", "copy_contig", types + index_option(n))
@@ -61,7 +65,7 @@ void launch_copy(const at::Tensor& dst, const at::Tensor& src) {
   });
 }
 
-void launch_fill(const at::Tensor& self, uint64_t pattern) {
+void launch_fill(const at::Tensor& self, const void* pattern) {
   if (self.numel() == 0) return;
   const c10::DeviceGuard guard(self.device());
   const c10::DeviceIndex device = self.device().index();
@@ -70,7 +74,7 @@ void launch_fill(const at::Tensor& self, uint64_t pattern) {
     const int64_t n = self.numel();
     KernelCall call(device, "fill/fill", "fill_contig", options + index_option(n));
     call.buffer(self.const_data_ptr());
-    call.bytes(&pattern, self.element_size());
+    call.bytes(pattern, self.element_size());
     call.count(n).launch(n);
     return;
   }
@@ -84,7 +88,7 @@ void launch_fill(const at::Tensor& self, uint64_t pattern) {
     KernelCall call(device, "fill/fill", "fill_strided",
                     options + index_option(slice.numel) + "-DNDIM=" + std::to_string(slice.ndim));
     call.buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0]).layout(slice.layout, slice.ndim, slice.noperands);
-    call.bytes(&pattern, self.element_size());
+    call.bytes(pattern, self.element_size());
     call.count(slice.numel).launch(slice.numel);
   });
 }

@@ -11,8 +11,8 @@ namespace foo_cl::launch {
 // dst = src converted to dst's dtype; both on one foo device.
 void launch_copy(const at::Tensor& dst, const at::Tensor& src);
 
-// Every element of `self` set to `pattern`'s low element_size() bytes.
-void launch_fill(const at::Tensor& self, uint64_t pattern);
+// Every element of `self` set to the element_size() bytes at `pattern`.
+void launch_fill(const at::Tensor& self, const void* pattern);
 
 // Reads the bytes of a dense foo tensor into `host` (a CPU tensor of as many bytes); returns before
 // the read is done only if non_blocking and host is pinned memory, whose block then stays out of the

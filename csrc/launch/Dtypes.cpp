@@ -8,7 +8,9 @@
 
 namespace foo_cl::launch {
 
-const char* dtype_name(c10::ScalarType type) {
+const char* dtype_name(c10::ScalarType type, Complex complex) {
+  if (complex == Complex::accepted && type == c10::kComplexFloat) return "cfloat";
+  if (complex == Complex::accepted && type == c10::kComplexDouble) return "cdouble";
   switch (type) {
     case c10::kFloat:
       return "float";
@@ -33,8 +35,8 @@ const char* dtype_name(c10::ScalarType type) {
     default:
       TORCH_CHECK(false, "foo-cl: dtype ", type,
                   " is not supported on foo (kernels compute in float32, float64, float16, bfloat16, int8, int16, "
-                  "int32, int64, uint8 and bool; uint16, uint32, uint64 and float8 tensors can be stored, copied and "
-                  "viewed)");
+                  "int32, int64, uint8 and bool; complex64 and complex128 in copies and elementwise arithmetic; "
+                  "uint16, uint32, uint64 and float8 tensors can be stored, copied and viewed)");
   }
 }
 
@@ -55,11 +57,12 @@ bool is_storage_only(c10::ScalarType type) {
 
 void check_dtype_supported(c10::DeviceIndex device, c10::ScalarType type) {
   if (is_storage_only(type)) return;
-  dtype_name(type);
-  if (type == c10::kDouble) {
+  dtype_name(type, Complex::accepted);
+  if (type == c10::kDouble || type == c10::kComplexDouble) {
     const runtime::DeviceInfo& info = runtime::device_info(device);
-    TORCH_CHECK(info.has_fp64, "foo-cl: foo:", static_cast<int>(device), " (", info.name,
-                ") does not support float64 (no cl_khr_fp64); use float32");
+    TORCH_CHECK(info.has_fp64, "foo-cl: foo:", static_cast<int>(device), " (", info.name, ") does not support ",
+                type == c10::kDouble ? "float64" : "complex128", " (no cl_khr_fp64); use ",
+                type == c10::kDouble ? "float32" : "complex64");
   }
 }
 
@@ -73,20 +76,23 @@ const char* bits_dtype_name(c10::ScalarType type) {
       return "int32";
     case 8:
       return "int64";
+    case 16:
+      return "bits128";
     default:
       TORCH_CHECK(false, "foo-cl: dtype ", type, " is not supported on foo");
   }
 }
 
-std::string dtype_option(const char* macro, c10::ScalarType type) {
-  std::string option = std::string("-D") + macro + "=" + dtype_name(type) + " ";
-  if (type == c10::kDouble) option += "-DFOO_FP64 ";
+std::string dtype_option(const char* macro, c10::ScalarType type, Complex complex) {
+  std::string option = std::string("-D") + macro + "=" + dtype_name(type, complex) + " ";
+  if (type == c10::kDouble || type == c10::kComplexDouble) option += "-DFOO_FP64 ";
   return option;
 }
 
-std::string compute_option(c10::ScalarType type) {
-  std::string option = dtype_option("COMPUTE", type);
+std::string compute_option(c10::ScalarType type, Complex complex) {
+  std::string option = dtype_option("COMPUTE", type, complex);
   if (c10::isFloatingType(type)) option += "-DCOMPUTE_IS_FLOAT ";
+  if (c10::isComplexType(type)) option += "-DCOMPUTE_IS_COMPLEX ";
   if (type == c10::kBool) option += "-DCOMPUTE_IS_BOOL ";
   return option;
 }

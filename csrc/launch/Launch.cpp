@@ -54,13 +54,17 @@ size_t write_scalar(const c10::Scalar& v, c10::ScalarType compute, void* dst) {
       return write(v.toLong());
     case c10::kBool:
       return write(static_cast<uint8_t>(v.toBool()));
+    case c10::kComplexFloat:
+      return write(v.toComplexFloat());
+    case c10::kComplexDouble:
+      return write(v.toComplexDouble());
     default:
       TORCH_CHECK(false, "foo-cl: no kernel compute type for ", compute);
   }
 }
 
 KernelCall& KernelCall::scalar(const c10::Scalar& v, c10::ScalarType compute) {
-  char data[8];
+  char data[sizeof(c10::complex<double>)];
   return bytes(data, write_scalar(v, compute, data));
 }
 
@@ -80,13 +84,14 @@ KernelCall& KernelCall::layout(const StridedLayout& layout, int ndim, int nopera
   return bytes(packed, n * sizeof(int64_t));
 }
 
-uint64_t layout_room(c10::DeviceIndex device) {
+uint64_t layout_room(c10::DeviceIndex device, size_t other_arg_bytes) {
   const uint64_t limit = runtime::device_info(device).max_parameter_size;
-  return limit > kNonLayoutArgBytes ? limit - kNonLayoutArgBytes : 0;
+  return limit > other_arg_bytes ? limit - other_arg_bytes : 0;
 }
 
-int max_layout_dims(c10::DeviceIndex device, int longs_per_dim) {
-  return static_cast<int>(std::clamp<uint64_t>(layout_room(device) / (sizeof(int64_t) * longs_per_dim), 1, kMaxDims));
+int max_layout_dims(c10::DeviceIndex device, int longs_per_dim, size_t other_arg_bytes) {
+  return static_cast<int>(
+      std::clamp<uint64_t>(layout_room(device, other_arg_bytes) / (sizeof(int64_t) * longs_per_dim), 1, kMaxDims));
 }
 
 KernelCall& KernelCall::bytes(const void* data, size_t size) {
@@ -139,11 +144,12 @@ void copy_back(const at::Tensor& written, const at::Tensor& out) {
   if (!written.is_same(out)) out.copy_(written);
 }
 
-void for_each_strided_slice(const at::TensorIteratorBase& iter, c10::function_ref<void(const StridedSlice&)> launch) {
+void for_each_strided_slice(const at::TensorIteratorBase& iter, c10::function_ref<void(const StridedSlice&)> launch,
+                            size_t other_arg_bytes) {
   const int ndim = iter.ndim();
   const int ntensors = iter.ntensors();
   TORCH_INTERNAL_ASSERT(ntensors <= kMaxOperands);
-  const int inner = std::min(ndim, max_layout_dims(iter.device(0).index(), 1 + ntensors));
+  const int inner = std::min(ndim, max_layout_dims(iter.device(0).index(), 1 + ntensors, other_arg_bytes));
   StridedSlice slice{};
   slice.ndim = std::max(inner, 1);
   slice.noperands = ntensors;

@@ -31,17 +31,18 @@ struct StridedLayout {
   int64_t stride[kMaxOperands][kMaxDims] = {};  // bytes
 };
 
-// Room kept in CL_DEVICE_MAX_PARAMETER_SIZE for a kernel's arguments besides its layouts: four
-// tensors (buffer and offset, 16 bytes each), six 8-byte scalars and a count.
+// Room kept in CL_DEVICE_MAX_PARAMETER_SIZE for a kernel's arguments besides its layouts, unless
+// the launcher says otherwise: four tensors (buffer and offset, 16 bytes each), six 8-byte scalars
+// and a count.
 constexpr size_t kNonLayoutArgBytes = 128;
 
-// The bytes a launch on `device` has for its layouts: the device's argument limit less
-// kNonLayoutArgBytes.
-uint64_t layout_room(c10::DeviceIndex device);
+// The bytes a launch on `device` has for its layouts: the device's argument limit less the bytes
+// of its other arguments.
+uint64_t layout_room(c10::DeviceIndex device, size_t other_arg_bytes = kNonLayoutArgBytes);
 
 // How many dims of a layout with `longs_per_dim` values per dim (sizes and strides) a launch on
 // `device` can pass within layout_room, at most kMaxDims and at least one.
-int max_layout_dims(c10::DeviceIndex device, int longs_per_dim);
+int max_layout_dims(c10::DeviceIndex device, int longs_per_dim, size_t other_arg_bytes = kNonLayoutArgBytes);
 
 // "-DINDEX_T=uint " when n elements fit 32-bit indices, else ulong.
 std::string index_option(int64_t n);
@@ -117,6 +118,7 @@ struct StridedSlice {
 
 // Calls `launch` once per slice of `iter` (once unless the collapsed rank exceeds what one launch
 // takes: kMaxDims, or fewer on a device with a small argument limit).
-void for_each_strided_slice(const at::TensorIteratorBase& iter, c10::function_ref<void(const StridedSlice&)> launch);
+void for_each_strided_slice(const at::TensorIteratorBase& iter, c10::function_ref<void(const StridedSlice&)> launch,
+                            size_t other_arg_bytes = kNonLayoutArgBytes);
 
 }  // namespace foo_cl::launch

@@ -30,8 +30,9 @@ c10::Scalar cpu_scalar(const at::TensorIteratorBase& iter, int arg, const std::s
                          (key == "binary/mul" || key == "binary/div" || key == "binary/div_trunc" ||
                           key == "binary/div_floor");
   if (unrounded) type = stored;
-  return AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, type, "cpu_scalar",
-                                    [&] { return c10::Scalar(c10::fetch_and_cast<scalar_t>(stored, data)); });
+  return AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(at::kHalf, at::kBFloat16, at::kBool, type, "cpu_scalar", [&] {
+    return c10::Scalar(c10::fetch_and_cast<scalar_t>(stored, data));
+  });
 }
 
 // The dtype CPU computes the op in: the requested one, else the operands' common dtype.
@@ -91,11 +92,14 @@ struct VariantHash {
 };
 
 std::string build_options(const Variant& v, int ninputs) {
-  std::string options = dtype_option("OUT", v.dtype[0]) + compute_option(v.compute) +
+  // NOTE: complex dtypes are accepted here; an op file without complex math fails to build for them
+  // (kernels_cl/pointwise.clh), and structured ops without it never get complex operands (Structured.h).
+  std::string options = dtype_option("OUT", v.dtype[0], Complex::accepted) +
+                        compute_option(v.compute, Complex::accepted) +
                         (v.index64 ? "-DINDEX_T=ulong " : "-DINDEX_T=uint ");
   for (int k = 0; k < ninputs; ++k) {
     const std::string name = "IN" + std::to_string(k);
-    options += dtype_option(name.c_str(), v.dtype[k + 1]);
+    options += dtype_option(name.c_str(), v.dtype[k + 1], Complex::accepted);
     if (v.cpu_scalars & (1 << k)) options += "-D" + name + "_SCALAR ";
   }
   if (v.rounding != c10::ScalarType::Undefined) options += std::string("-DROUND_") + dtype_name(v.rounding) + " ";
@@ -144,7 +148,7 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
   auto bind_and_launch = [&](KernelCall&& call, const std::array<int64_t, kMaxOperands>& offsets,
                              const StridedSlice* slice, int64_t numel) {
     // foo_scalars in pointwise.clh: three input values, then three parameters, in the compute dtype.
-    char scalars[6 * sizeof(double)] = {};
+    alignas(16) char scalars[6 * sizeof(c10::complex<double>)] = {};
     const size_t width = c10::elementSize(variant.compute);
     char* out = static_cast<char*>(iter.data_ptr(0)) + offsets[0];
     call.buffer(out);
@@ -171,12 +175,17 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
                     nullptr, n);
     return;
   }
-  for_each_strided_slice(iter, [&](const StridedSlice& slice) {
-    variant.ndim = static_cast<int8_t>(slice.ndim);
-    variant.index64 = slice.numel > static_cast<int64_t>(UINT32_MAX);
-    bind_and_launch(KernelCall(variant.device, variant_kernel(variant, iter.ninputs()), "pointwise_strided"),
-                    slice.offsets, &slice, slice.numel);
-  });
+  // The other arguments: the tensors, the by-value scalars (complex128 ones are 16 bytes) and the count.
+  const size_t other_arg_bytes = 16 * iter.ntensors() + 6 * c10::elementSize(variant.compute) + sizeof(cl_ulong);
+  for_each_strided_slice(
+      iter,
+      [&](const StridedSlice& slice) {
+        variant.ndim = static_cast<int8_t>(slice.ndim);
+        variant.index64 = slice.numel > static_cast<int64_t>(UINT32_MAX);
+        bind_and_launch(KernelCall(variant.device, variant_kernel(variant, iter.ninputs()), "pointwise_strided"),
+                        slice.offsets, &slice, slice.numel);
+      },
+      std::max(other_arg_bytes, kNonLayoutArgBytes));
 }
 
 }  // namespace foo_cl::launch

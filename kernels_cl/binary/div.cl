@@ -1,5 +1,6 @@
 // binary/div: true division.
 #define OP_VECTOR_SAFE
+#define OP_COMPLEX
 #define NIN 2
-#define OP(a, b) ((a) / (b))
+#define OP(a, b) FOO_DIV(a, b)
 #include "pointwise.clh"

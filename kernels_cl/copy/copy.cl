@@ -1,16 +1,30 @@
 // copy/copy: element copies with dtype conversion, contiguous or strided on both sides.
-// Build options: SRC and DST (dtype names of common.clh), INDEX_T, and NDIM for copy_strided.
+// Build options: SRC and DST (dtype names of common.clh), INDEX_T, NDIM for copy_strided, and
+// CONJ and NEGATE where the source's conjugate or negative bit differs from the destination's.
 #define NOPERANDS 2
 #include "common.clh"
 
 typedef FOO_STORAGE(SRC) src_t;
 typedef FOO_STORAGE(DST) dst_t;
+typedef FOO_COMPUTE(DST) value_t;
+
+inline value_t foo_copied(value_t v) {
+#ifdef CONJ
+  v.y = -v.y;
+#endif
+#ifdef NEGATE
+  v = -v;
+#endif
+  return v;
+}
+
+#define FOO_COPIED(s, i) foo_copied(FOO_CONVERT_FROM(DST, SRC, FOO_LOAD(SRC, s, i)))
 
 __kernel void copy_contig(__global char* dst, ulong dst_offset, __global const char* src, ulong src_offset,
                           INDEX_T n) {
   __global dst_t* d = FOO_PTR(dst_t, dst, dst_offset);
   __global const src_t* s = FOO_PTR(const src_t, src, src_offset);
-  FOO_GRID_LOOP(i, n) { FOO_STORE(DST, d, i, FOO_CONVERT(DST, FOO_LOAD(SRC, s, i))); }
+  FOO_GRID_LOOP(i, n) { FOO_STORE(DST, d, i, FOO_COPIED(s, i)); }
 }
 
 __kernel void copy_strided(__global char* dst, ulong dst_offset, __global const char* src, ulong src_offset,
@@ -19,6 +33,6 @@ __kernel void copy_strided(__global char* dst, ulong dst_offset, __global const 
   for (foo_walk_begin(&layout, n, &w); w.i < w.end; foo_walk_next(&layout, &w)) {
     __global dst_t* d = FOO_PTR(dst_t, dst, dst_offset + w.off[0]);
     __global const src_t* s = FOO_PTR(const src_t, src, src_offset + w.off[1]);
-    FOO_STORE(DST, d, 0, FOO_CONVERT(DST, FOO_LOAD(SRC, s, 0)));
+    FOO_STORE(DST, d, 0, FOO_COPIED(s, 0));
   }
 }

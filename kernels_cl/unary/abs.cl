@@ -1,6 +1,10 @@
-// unary/abs: |a|.
+// unary/abs: |a| (real for complex values).
+#define OP_COMPLEX
 #define NIN 1
-#ifdef COMPUTE_IS_FLOAT
+#if defined(COMPUTE_IS_COMPLEX)
+#define RESULT FOO_REAL(COMPUTE)
+#define OP(a) hypot((a).x, (a).y)
+#elif defined(COMPUTE_IS_FLOAT)
 #define OP(a) fabs(a)
 #else
 #define OP(a) ((a) < 0 ? -(a) : (a))
