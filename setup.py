@@ -5,7 +5,7 @@ import os
 from pathlib import Path
 
 from setuptools import find_packages, setup
-from torch.utils.cpp_extension import BuildExtension, CppExtension
+from torch.utils.cpp_extension import BuildExtension, CppExtension, include_paths
 
 ROOT = Path(__file__).resolve().parent
 VERSION = "0.1.0"
@@ -43,6 +43,11 @@ def embed_kernel_sources() -> None:
         GENERATED.write_text(body)
 
 
+def kineto_include_dirs() -> list[str]:
+    """The folder of the Kineto headers torch ships, for the profiler's child profiler."""
+    return [str(Path(include_paths()[0]) / "kineto")]
+
+
 def use_ccache() -> None:
     # torch's ninja file takes CXX as one path, so use ccache's compiler symlinks, not "ccache g++".
     masquerade = Path("/usr/lib/ccache/g++")
@@ -71,7 +76,8 @@ setup(
         CppExtension(
             "foo_cl._C",
             sources,
-            include_dirs=[str(ROOT / "csrc"), str(ROOT / "kernels_cl")],
+            # Kineto's headers include each other without their folder (runtime/Profiler.cpp).
+            include_dirs=[str(ROOT / "csrc"), str(ROOT / "kernels_cl"), *kineto_include_dirs()],
             define_macros=[("FOO_CL_VERSION", f'"{VERSION}"')],
             extra_compile_args=["-O2", "-Wno-deprecated-declarations"],
             libraries=["OpenCL"],

@@ -44,6 +44,7 @@ py::dict describe(const runtime::DeviceInfo& info) {
   d["has_denormals"] = info.has_denormals;
   d["has_int64_atomics"] = info.has_int64_atomics;
   d["loop_iteration_limit"] = info.loop_iteration_limit;
+  d["times_commands"] = info.times_commands;
   d["extensions"] = info.extensions;
   return d;
 }

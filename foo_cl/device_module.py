@@ -162,13 +162,14 @@ class _DeviceProperties:
     has_denormals: bool  # float32 denormals kept rather than flushed to zero
     has_int64_atomics: bool
     loop_iteration_limit: int  # iterations a work-item runs before the driver ends its loops; 0: no limit
+    times_commands: bool  # commands have device start and end times (event timing, profiler device times)
     extensions: str
 
 
 def get_device_properties(device: DeviceLike = None) -> _DeviceProperties:
     """Name, vendor, driver and OpenCL versions, memory, compute units, work-group and argument limits,
     float vector width, fp16/fp64/fused multiply-add/denormal/64-bit atomics support, the driver's
-    loop-iteration limit (0 for none) and the extension string."""
+    loop-iteration limit (0 for none), whether it times commands, and the extension string."""
     return _DeviceProperties(**_C._device_properties(_checked_index(device)))
 
 

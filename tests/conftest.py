@@ -258,6 +258,7 @@ CAPABILITIES = {
     "fma": PROPERTIES.has_fma,
     "denormals": PROPERTIES.has_denormals,
     "long_loops": PROPERTIES.loop_iteration_limit == 0,
+    "timing": PROPERTIES.times_commands,
 }
 
 # The dtypes a test can run on foo:0.

@@ -82,8 +82,21 @@ def test_event_record_synchronize_query_and_elapsed_time():
     end.record()
     end.synchronize()
     assert end.query() and start.query()
-    assert start.elapsed_time(end) >= 0
+    assert start.elapsed_time(end) > 0
     assert_exact(y.cpu(), x.cpu().t().to(torch.float64))
+
+
+def test_elapsed_time_is_measured_or_refused_clearly():
+    start, end = torch.foo.Event(enable_timing=True), torch.foo.Event(enable_timing=True)
+    start.record()
+    torch.empty(4_000_000, device=FOO).fill_(3)
+    end.record()
+    end.synchronize()
+    if torch.foo.get_device_properties(FOO).times_commands:
+        assert start.elapsed_time(end) > 0
+    else:
+        with pytest.raises(RuntimeError, match="does not time its commands"):
+            start.elapsed_time(end)
 
 
 def test_event_recorded_on_a_side_stream_can_be_waited_for():

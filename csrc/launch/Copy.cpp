@@ -5,6 +5,7 @@
 #include "launch/Launch.h"
 #include "runtime/HostAllocator.h"
 #include "runtime/QueuePool.h"
+#include "runtime/Trace.h"
 
 #include <ATen/TensorIterator.h>
 #include <c10/core/DeviceGuard.h>
@@ -36,8 +37,9 @@ void launch_copy(const at::Tensor& dst, const at::Tensor& src) {
   if (bits_only && iter.is_contiguous()) {
     if (iter.data_ptr(0) == iter.data_ptr(1)) return;
     const auto d = runtime::buffer_of(iter.data_ptr(0)), s = runtime::buffer_of(iter.data_ptr(1));
+    runtime::CommandTrace traced(device, "Memcpy DtoD", runtime::CommandKind::copy);
     FOO_CL_CHECK(clEnqueueCopyBuffer(runtime::current_queue(device), s.mem, d.mem, s.offset, d.offset,
-                                     iter.numel() * c10::elementSize(dst_type), 0, nullptr, nullptr));
+                                     iter.numel() * c10::elementSize(dst_type), 0, nullptr, traced.event()));
     return;
   }
   // Same-dtype copies only move bits: one program per element size serves every dtype.
@@ -97,8 +99,9 @@ void launch_read(const at::Tensor& src, const at::Tensor& host, bool non_blockin
   const c10::DeviceIndex device = src.device().index();
   const bool wait = !non_blocking || !runtime::is_pinned_address(host.const_data_ptr());
   const auto s = runtime::buffer_of(src.const_data_ptr());
+  runtime::CommandTrace traced(device, "Memcpy DtoH", runtime::CommandKind::read);
   FOO_CL_CHECK(clEnqueueReadBuffer(runtime::current_queue(device), s.mem, wait ? CL_TRUE : CL_FALSE, s.offset,
-                                   nbytes(src), host.mutable_data_ptr(), 0, nullptr, nullptr));
+                                   nbytes(src), host.mutable_data_ptr(), 0, nullptr, traced.event()));
   if (!wait) runtime::record_host_use(host.storage().data_ptr(), device);
 }
 
@@ -106,8 +109,9 @@ void launch_write(const at::Tensor& dst, const at::Tensor& host, bool non_blocki
   const c10::DeviceIndex device = dst.device().index();
   const bool wait = !non_blocking || !runtime::is_pinned_address(host.const_data_ptr());
   const auto d = runtime::buffer_of(dst.const_data_ptr());
+  runtime::CommandTrace traced(device, "Memcpy HtoD", runtime::CommandKind::write);
   FOO_CL_CHECK(clEnqueueWriteBuffer(runtime::current_queue(device), d.mem, wait ? CL_TRUE : CL_FALSE, d.offset,
-                                    nbytes(dst), host.const_data_ptr(), 0, nullptr, nullptr));
+                                    nbytes(dst), host.const_data_ptr(), 0, nullptr, traced.event()));
   if (!wait) runtime::record_host_use(host.storage().data_ptr(), device);
 }
 

@@ -3,6 +3,7 @@
 
 #include "runtime/Device.h"
 #include "runtime/QueuePool.h"
+#include "runtime/Trace.h"
 
 #include <ATen/TensorIterator.h>
 #include <ATen/ops/empty.h>
@@ -17,10 +18,12 @@ std::string index_option(int64_t n) {
 }
 
 KernelCall::KernelCall(c10::DeviceIndex device, const std::string& key, const char* name, const std::string& options)
-    : KernelCall(device, runtime::kernel(device, key, name, options), name) {}
+    : KernelCall(device, runtime::kernel(device, key, name, options), name, key) {}
 
-KernelCall::KernelCall(c10::DeviceIndex device, cl_kernel kernel, const char* name)
-    : device_(device), kernel_(kernel), name_(name) {}
+KernelCall::KernelCall(c10::DeviceIndex device, cl_kernel kernel, const char* name, std::string_view program)
+    : device_(device), kernel_(kernel), name_(name) {
+  if (runtime::tracing()) trace_name_ = std::string(program) + ":" + name;
+}
 
 KernelCall& KernelCall::buffer(const void* address) {
   const c10::DeviceIndex owner = runtime::device_of_address(address);
@@ -130,8 +133,9 @@ void KernelCall::launch_nd(const size_t global[3], const size_t local[3]) {
   const uint64_t limit = runtime::device_info(device_).max_parameter_size;
   TORCH_CHECK(arg_bytes_ <= limit, "foo-cl: the arguments of kernel ", name_, " take ", arg_bytes_, " bytes, more than the ",
               limit, " foo:", static_cast<int>(device_), " accepts (CL_DEVICE_MAX_PARAMETER_SIZE)");
+  runtime::CommandTrace traced(device_, trace_name_, runtime::CommandKind::kernel);
   const cl_int err = clEnqueueNDRangeKernel(runtime::current_queue(device_), kernel_, 3, nullptr, global, local, 0,
-                                            nullptr, nullptr);
+                                            nullptr, traced.event());
   TORCH_CHECK(err == CL_SUCCESS, "foo-cl: launching kernel ", name_, " on foo:", static_cast<int>(device_),
               " failed with ", runtime::cl_error_name(err));
 }

@@ -59,8 +59,9 @@ class KernelCall {
  public:
   KernelCall(c10::DeviceIndex device, const std::string& key, const char* name, const std::string& options);
 
-  // A kernel the caller already looked up (launchers that keep their own cache of variants).
-  KernelCall(c10::DeviceIndex device, cl_kernel kernel, const char* name);
+  // A kernel the caller already looked up (launchers that keep their own cache of variants) from
+  // kernels_cl/<program>.
+  KernelCall(c10::DeviceIndex device, cl_kernel kernel, const char* name, std::string_view program);
 
   // A tensor argument: the buffer and byte offset behind a foo address (two kernel arguments).
   KernelCall& buffer(const void* address);
@@ -96,6 +97,7 @@ class KernelCall {
   c10::DeviceIndex device_;
   cl_kernel kernel_;
   const char* name_;
+  std::string trace_name_;  // "<program>:<name>" while the profiler traces, else empty
   cl_uint next_arg_ = 0;
   size_t arg_bytes_ = 0;  // checked against CL_DEVICE_MAX_PARAMETER_SIZE at launch
 };

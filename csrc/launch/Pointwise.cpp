@@ -171,7 +171,7 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
   if (is_contiguous_ignoring_scalars(iter)) {
     variant.vectorized = variant.rounding == c10::ScalarType::Undefined &&
                          can_vectorize(iter, variant.compute, runtime::device_info(variant.device).vector_width);
-    bind_and_launch(KernelCall(variant.device, variant_kernel(variant, iter.ninputs()), "pointwise_contig"), {},
+    bind_and_launch(KernelCall(variant.device, variant_kernel(variant, iter.ninputs()), "pointwise_contig", key), {},
                     nullptr, n);
     return;
   }
@@ -182,7 +182,7 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
       [&](const StridedSlice& slice) {
         variant.ndim = static_cast<int8_t>(slice.ndim);
         variant.index64 = slice.numel > static_cast<int64_t>(UINT32_MAX);
-        bind_and_launch(KernelCall(variant.device, variant_kernel(variant, iter.ninputs()), "pointwise_strided"),
+        bind_and_launch(KernelCall(variant.device, variant_kernel(variant, iter.ninputs()), "pointwise_strided", key),
                         slice.offsets, &slice, slice.numel);
       },
       std::max(other_arg_bytes, kNonLayoutArgBytes));

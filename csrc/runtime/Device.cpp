@@ -133,6 +133,8 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
 // work-item has run 65535 iterations in all, and says nothing: long reductions, scans and GEMM
 // tiles come out wrong. One work-item counting through kProbeIterations iterations (each adding a
 // value read from memory, so no compiler folds the loop) tells whether and where a device stops.
+// Its event tells whether the device times commands: that driver also gives every command the
+// same start and end.
 constexpr cl_uint kProbeIterations = 1 << 18;
 constexpr const char* kProbeSource =
     "__kernel void count(__global uint* data, uint n) {\n"
@@ -141,32 +143,40 @@ constexpr const char* kProbeSource =
     "  data[0] = c;\n"
     "}\n";
 
-int64_t probe_loop_iteration_limit(const DeviceInfo& info) {
+void probe_loops_and_timing(DeviceInfo& info) {
   cl_int err = CL_SUCCESS;
   const char* source = kProbeSource;
   cl_program program = clCreateProgramWithSource(info.context, 1, &source, nullptr, &err);
-  if (err != CL_SUCCESS) return 0;
+  if (err != CL_SUCCESS) return;
   cl_uint data[3] = {0, 1, 1};  // the count, then the two ones it adds
   const cl_uint n = kProbeIterations;
   const size_t one = 1;
   cl_kernel kernel = nullptr;
   cl_command_queue queue = nullptr;
   cl_mem buffer = nullptr;
+  cl_event event = nullptr;
   const bool ran = clBuildProgram(program, 1, &info.id, "", nullptr, nullptr) == CL_SUCCESS &&
                    (kernel = clCreateKernel(program, "count", &err)) != nullptr &&
-                   (queue = clCreateCommandQueue(info.context, info.id, 0, &err)) != nullptr &&
+                   (queue = clCreateCommandQueue(info.context, info.id, CL_QUEUE_PROFILING_ENABLE, &err)) != nullptr &&
                    (buffer = clCreateBuffer(info.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(data),
                                             data, &err)) != nullptr &&
                    clSetKernelArg(kernel, 0, sizeof(cl_mem), &buffer) == CL_SUCCESS &&
                    clSetKernelArg(kernel, 1, sizeof(n), &n) == CL_SUCCESS &&
-                   clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &one, &one, 0, nullptr, nullptr) == CL_SUCCESS &&
+                   clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &one, &one, 0, nullptr, &event) == CL_SUCCESS &&
                    clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(cl_uint), data, 0, nullptr, nullptr) ==
                        CL_SUCCESS;
+  cl_ulong start = 0, end = 0;
+  if (ran) {
+    clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
+    clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
+  }
+  if (event) clReleaseEvent(event);
   if (buffer) clReleaseMemObject(buffer);
   if (queue) clReleaseCommandQueue(queue);
   if (kernel) clReleaseKernel(kernel);
   clReleaseProgram(program);
-  return ran && data[0] < n ? data[0] : 0;
+  info.loop_iteration_limit = ran && data[0] < n ? data[0] : 0;
+  info.times_commands = !ran || end > start + 1000;  // tens of thousands of iterations take microseconds
 }
 
 std::vector<cl_platform_id> platform_ids() {
@@ -241,7 +251,7 @@ std::vector<DeviceInfo> enumerate() {
   }
   drop_devices_shown_twice(devices);
   for (DeviceInfo& info : devices) {
-    info.loop_iteration_limit = probe_loop_iteration_limit(info);
+    probe_loops_and_timing(info);
     if (info.loop_iteration_limit > 0) {
       TORCH_WARN("foo-cl: OpenCL device '", info.name, "' (", info.platform_name, ") silently ends a work-item's ",
                  "loops after ", info.loop_iteration_limit, " iterations (Mesa 22's llvmpipe does): ",

@@ -37,6 +37,9 @@ struct DeviceInfo {
   // How many loop iterations in all a work-item runs before the device silently ends its loops; 0
   // when it runs them all (measured by a probe kernel when the device is opened).
   int64_t loop_iteration_limit = 0;
+  // Whether the device's commands have start and end times (OpenCL profiling info): events'
+  // elapsed times and the profiler's device times need them (measured with the loop probe).
+  bool times_commands = true;
   // Whether launchers take the variants made for CPU-like devices (caches, wide vectors, one item
   // per work-group) rather than those for GPUs: the device type, unless FOO_CL_DEVICE_CLASS=cpu|gpu
   // forces one class on every device (so the GPU variants are tested on CPU implementations). A

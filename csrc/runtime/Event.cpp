@@ -47,6 +47,10 @@ void Event::synchronize() const {
 
 double Event::elapsed_ms(const Event& end) const {
   TORCH_CHECK(event_ && end.event_, "foo-cl: both events must be recorded before measuring elapsed time");
+  const DeviceInfo& info = device_info(device_);
+  TORCH_CHECK(info.times_commands, "foo-cl: foo:", static_cast<int>(device_), " (", info.name, ", ", info.platform_name,
+              ") does not time its commands (its OpenCL driver gives them no start and end times), so events ",
+              "cannot measure elapsed time there");
   synchronize();
   end.synchronize();
   cl_ulong start_ns = 0, end_ns = 0;
