@@ -2,13 +2,20 @@
 // kernels_cl/activation/<op>.cl program; bounds, slopes and scales are the kernels' s0..s2.
 #include "aten/Pointwise.h"
 
+#include <ATen/TensorOperators.h>
 #include <ATen/ops/clamp.h>
 #include <ATen/ops/clamp_min.h>
 #include <ATen/ops/elu_backward_meta.h>
 #include <ATen/ops/elu_meta.h>
+#include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/sigmoid.h>
+#include <ATen/ops/where.h>
 #include <ATen/ops/gelu_backward_meta.h>
 #include <ATen/ops/gelu_meta.h>
+#include <ATen/ops/glu_meta.h>
+#include <ATen/ops/hardshrink_backward_meta.h>
+#include <ATen/ops/hardshrink_meta.h>
 #include <ATen/ops/hardsigmoid_backward_meta.h>
 #include <ATen/ops/hardsigmoid_meta.h>
 #include <ATen/ops/leaky_relu_backward_meta.h>
@@ -20,6 +27,8 @@
 #include <ATen/ops/silu_meta.h>
 #include <ATen/ops/softplus_backward_meta.h>
 #include <ATen/ops/softplus_meta.h>
+#include <ATen/ops/softshrink_backward_meta.h>
+#include <ATen/ops/softshrink_meta.h>
 #include <ATen/ops/tanh_backward_meta.h>
 #include <ATen/ops/threshold_backward_meta.h>
 #include <ATen/ops/threshold_meta.h>
@@ -164,6 +173,36 @@ at::Tensor log_sigmoid_backward(const at::Tensor& grad_output, const at::Tensor&
   return backward<kLogSigmoidBackward>(grad_output, self);
 }
 
+// glu's gradient: for out = a * sigmoid(b), g * sigmoid(b) for a and g * a * sigmoid(b) * (1 -
+// sigmoid(b)) for b.
+at::Tensor glu_grad(const at::Tensor& grad_output, const at::Tensor& self, int64_t dim) {
+  const std::vector<at::Tensor> halves = self.chunk(2, dim);
+  const at::Tensor gate = at::sigmoid(halves[1]);
+  const at::Tensor grad_a = grad_output * gate;
+  return at::cat({grad_a, grad_a * halves[0] * (1 - gate)}, dim);
+}
+
+at::Tensor& glu_backward_out(const at::Tensor& grad_output, const at::Tensor& self, int64_t dim,
+                             at::Tensor& grad_input) {
+  at::native::resize_output(grad_input, self.sizes());
+  return grad_input.copy_(glu_grad(grad_output, self, dim));
+}
+
+// prelu: x where positive, else weight * x, with the weight broadcast to x's shape.
+at::Tensor prelu(const at::Tensor& self, const at::Tensor& weight) {
+  at::Tensor out;
+  auto iter = at::TensorIteratorConfig().add_output(out).add_const_input(self).add_const_input(weight).build();
+  launch::launch_pointwise(iter, "activation/prelu");
+  return iter.output();
+}
+
+// Both gradients in x's shape (autograd sums the weight's over its broadcast dims).
+std::tuple<at::Tensor, at::Tensor> prelu_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                                  const at::Tensor& weight) {
+  const at::Tensor positive = self > 0;
+  return {at::where(positive, grad_output, weight * grad_output), at::where(positive, 0, self * grad_output)};
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -212,6 +251,33 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("hardswish.out", unary_out<kHardswish>);
   m.impl("hardswish_backward", backward<kHardswishBackward>);
   m.impl("hardswish_backward.out", backward_out<kHardswishBackward>);
+
+  register_structured<at::meta::structured_hardshrink, ScalarRef>(
+      m, "hardshrink", nullptr, "hardshrink.out", [](at::meta::structured_hardshrink& iter, ScalarRef lambd) {
+        launch::launch_pointwise(iter, "activation/hardshrink", {lambd});
+      });
+  register_structured<at::meta::structured_softshrink, ScalarRef>(
+      m, "softshrink", nullptr, "softshrink.out", [](at::meta::structured_softshrink& iter, ScalarRef lambd) {
+        launch::launch_pointwise(iter, "activation/softshrink", {lambd});
+      });
+  register_structured<at::meta::structured_hardshrink_backward, TensorRef, ScalarRef>(
+      m, "hardshrink_backward", nullptr, "hardshrink_backward.grad_input",
+      [](at::meta::structured_hardshrink_backward& iter, TensorRef, ScalarRef lambd) {
+        launch::launch_pointwise(iter, "activation/shrink_backward", {lambd});
+      });
+  register_structured<at::meta::structured_softshrink_backward, TensorRef, ScalarRef>(
+      m, "softshrink_backward", nullptr, "softshrink_backward.grad_input",
+      [](at::meta::structured_softshrink_backward& iter, TensorRef, ScalarRef lambd) {
+        launch::launch_pointwise(iter, "activation/shrink_backward", {lambd});
+      });
+  register_structured<at::meta::structured_glu, int64_t>(m, "glu", nullptr, "glu.out",
+                                                         [](at::meta::structured_glu& iter, int64_t) {
+                                                           launch::launch_pointwise(iter, "activation/glu");
+                                                         });
+  m.impl("glu_backward", glu_grad);
+  m.impl("glu_backward.grad_input", glu_backward_out);
+  m.impl("_prelu_kernel", prelu);
+  m.impl("_prelu_kernel_backward", prelu_backward);
 
   using Softplus = at::meta::structured_softplus;
   register_structured<Softplus, ScalarRef, ScalarRef>(

@@ -3,12 +3,15 @@
 #include "aten/Structured.h"
 #include "launch/Gemm.h"
 
+#include <ATen/TensorOperators.h>
 #include <ATen/ops/addmm.h>
 #include <ATen/ops/addmm_meta.h>
 #include <ATen/ops/addmv_meta.h>
 #include <ATen/ops/baddbmm_meta.h>
 #include <ATen/ops/bmm_meta.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/linalg_cross_meta.h>
+#include <ATen/ops/roll.h>
 #include <ATen/ops/mm_meta.h>
 
 namespace foo_cl::aten {
@@ -73,9 +76,21 @@ Tensor dot(const Tensor& self, const Tensor& other) {
   return out;
 }
 
+// The cross product of 3-vectors along `dim`: component i is a[i+1] b[i+2] - a[i+2] b[i+1].
+void cross_kernel(at::meta::structured_linalg_cross& op, const Tensor& self, const Tensor& other, int64_t dim) {
+  const Tensor& out = op.maybe_get_output(0);
+  if (out.numel() == 0) return;
+  const c10::DeviceGuard guard(out.device());
+  dim = at::maybe_wrap_dim(dim, out.dim());
+  const Tensor a = self.expand(out.sizes()), b = other.expand(out.sizes());
+  out.copy_(a.roll(-1, dim) * b.roll(-2, dim) - a.roll(-2, dim) * b.roll(-1, dim));
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  register_structured_with_self<at::meta::structured_linalg_cross, const Tensor&, int64_t>(
+      m, "linalg_cross", nullptr, "linalg_cross.out", cross_kernel);
   using Mm = at::meta::structured_mm;
   register_structured_with_self<Mm, const Tensor&>(
       m, "mm", nullptr, "mm.out", [](Mm& op, const Tensor& self, const Tensor& mat2) {

@@ -116,6 +116,15 @@ Tensor from_2d(const Tensor& t, const Conv& conv) {
   return conv.one_d ? t.squeeze(2) : t;
 }
 
+// A 2-d result (computed contiguous) in the memory format CUDA's convolutions give: channels_last
+// when the input or the weight is.
+Tensor in_conv_format(const Tensor& t, const Tensor& input, const Tensor& weight) {
+  if (t.dim() != 4) return t;
+  const bool channels_last = input.suggest_memory_format() == c10::MemoryFormat::ChannelsLast ||
+                             weight.suggest_memory_format() == c10::MemoryFormat::ChannelsLast;
+  return channels_last ? t.contiguous(c10::MemoryFormat::ChannelsLast) : t;
+}
+
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
                    c10::IntArrayRef output_padding, int64_t groups) {
@@ -141,7 +150,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
     w.out_w = out_w;
     const Tensor out = at::empty({n, weights.size(0), out_h * out_w}, x.options());
     other_from_image(x, wm, out, w, groups, b);
-    return from_2d(out.view({n, weights.size(0), out_h, out_w}), conv);
+    return in_conv_format(from_2d(out.view({n, weights.size(0), out_h, out_w}), conv), input, weight);
   }
   const int64_t pad_h = conv.one_d ? 0 : output_padding[0], pad_w = output_padding[conv.one_d ? 0 : 1];
   const int64_t out_h = (x.size(2) - 1) * w.sh - 2 * w.ph + w.dh * (w.kh - 1) + pad_h + 1;
@@ -151,7 +160,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
   w.out_w = x.size(3);
   image_from_other(x.view({n, x.size(1), -1}), wm, out, w, groups);
   if (b) out.add_(b->view({1, -1, 1, 1}));
-  return from_2d(out, conv);
+  return in_conv_format(from_2d(out, conv), input, weight);
 }
 
 std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input,
@@ -191,7 +200,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
       other_from_image(gy, wm, grad_input, w, groups, std::nullopt);
       grad_input = grad_input.view(x.sizes());
     }
-    grad_input = from_2d(grad_input, conv);
+    grad_input = in_conv_format(from_2d(grad_input, conv), input, weight);
   }
   if (output_mask[1]) {
     grad_weight = from_2d(weight_grad(other_flat, image, w, groups, wm.size(1)).to(weight.scalar_type())

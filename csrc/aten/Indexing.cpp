@@ -23,6 +23,10 @@
 #include <ATen/ops/select.h>
 #include <ATen/ops/sub.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/nonzero.h>
+#include <ATen/ops/searchsorted.h>
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <ATen/native/Resize.h>
@@ -163,6 +167,31 @@ Tensor& nonzero_out(const Tensor& self, Tensor& out) {
 Tensor nonzero(const Tensor& self) {
   Tensor out = at::empty({0}, self.options().dtype(at::kLong));
   return nonzero_out(self, out);
+}
+
+// nonzero's first `size` rows, padded with fill_value rows when there are fewer.
+Tensor nonzero_static(const Tensor& self, int64_t size, int64_t fill_value) {
+  TORCH_CHECK(size >= 0, "nonzero_static: 'size' must be an non-negative integer, but got size: ", size);
+  const Tensor found = at::nonzero(self);
+  const int64_t rows = std::min(size, found.size(0));
+  Tensor out = at::full({size, self.dim()}, fill_value, found.options());
+  out.narrow(0, 0, rows).copy_(found.narrow(0, 0, rows));
+  return out;
+}
+
+// repeat_interleave's index form: position j repeated repeats[j] times ([2, 1] -> [0, 0, 1]), as a
+// search of the running sums.
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  TORCH_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
+  TORCH_CHECK(repeats.scalar_type() == at::kLong || repeats.scalar_type() == at::kInt,
+              "repeats has to be Long or Int tensor");
+  if (repeats.size(0) == 0) return at::empty_like(repeats, at::MemoryFormat::Contiguous);
+  const c10::DeviceGuard guard(repeats.device());
+  TORCH_CHECK((repeats >= 0).all().item<bool>(), "repeats can not be negative");
+  const Tensor ends = repeats.cumsum(0);
+  const int64_t total = output_size ? *output_size : ends[-1].item<int64_t>();
+  const Tensor positions = at::arange(total, ends.options());
+  return at::searchsorted(ends, positions, repeats.scalar_type() == at::kInt, /*right=*/true);
 }
 
 // Advanced indexing, on self with its indexed dims moved to the front and merged into one: the
@@ -338,6 +367,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("masked_select.out", masked_select_out);
   m.impl("nonzero", nonzero);
   m.impl("nonzero.out", nonzero_out);
+  m.impl("nonzero_static", nonzero_static);
+  m.impl("repeat_interleave.Tensor", repeat_interleave);
   m.impl("tril.out", tril_out);
   m.impl("triu.out", triu_out);
   m.impl("tril_", tril_);

@@ -34,6 +34,12 @@ std::pair<Tensor, Tensor> moments(const Tensor& input, int64_t groups, int64_t o
   return {mean, var};
 }
 
+// `t` (computed contiguous) in the memory format of `like`: a channels_last input gives a
+// channels_last result, as on CUDA.
+Tensor in_format_of(const Tensor& t, const Tensor& like) {
+  return t.contiguous(like.suggest_memory_format());
+}
+
 bool present(const OptionalTensor& t) {
   return t.has_value() && t->defined();
 }
@@ -68,6 +74,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const Optiona
   Tensor out = at::empty_like(x);
   launch::launch_normalize(x, mean, invstd, parameter(weight, acc), parameter(bias, acc), out, channels,
                            x.numel() / std::max<int64_t>(x.size(0) * channels, 1), /*per_element=*/false);
+  out = in_format_of(out, input);
   if (!training) {
     return {out, at::empty({0}, mean.options()), at::empty({0}, mean.options())};
   }
@@ -96,10 +103,39 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
     grad_input = at::empty_like(x);
     launch::launch_input_grad(g, x, mean, invstd, w, w.defined() ? sums * w.view({channels, 1}) : sums, grad_input,
                               channels, inner, static_cast<double>(images * inner), false, !train);
+    grad_input = in_format_of(grad_input, input);
   }
   const c10::ScalarType param = present(weight) ? weight->scalar_type() : input.scalar_type();
   return {grad_input, output_mask[1] ? sums.select(1, 1).to(param) : Tensor(),
           output_mask[2] ? sums.select(1, 0).to(param) : Tensor()};
+}
+
+// The batch_norm entry points of torch.nn.functional and torch.export: the same kernels.
+std::tuple<Tensor, Tensor, Tensor> batch_norm_legit(const Tensor& input, const OptionalTensor& weight,
+                                                    const OptionalTensor& bias, Tensor& running_mean,
+                                                    Tensor& running_var, bool training, double momentum, double eps) {
+  return batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+
+std::tuple<Tensor, Tensor, Tensor> batch_norm_legit_no_stats(const Tensor& input, const OptionalTensor& weight,
+                                                             const OptionalTensor& bias, bool training,
+                                                             double momentum, double eps) {
+  return batch_norm(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps);
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> batch_norm_with_update(const Tensor& input, const OptionalTensor& weight,
+                                                                  const OptionalTensor& bias, Tensor& running_mean,
+                                                                  Tensor& running_var, double momentum, double eps) {
+  auto [out, mean, invstd] = batch_norm(input, weight, bias, running_mean, running_var, true, momentum, eps);
+  return {out, mean, invstd, at::empty({0}, input.options().dtype(at::kByte))};
+}
+
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_with_update(
+    const Tensor& grad_out, const Tensor& input, const Tensor& weight, const OptionalTensor& running_mean,
+    const OptionalTensor& running_var, const OptionalTensor& save_mean, const OptionalTensor& save_var, bool update,
+    double eps, std::array<bool, 3> output_mask, const Tensor&) {
+  return batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps,
+                             output_mask);
 }
 
 int64_t numel_of(c10::IntArrayRef shape) {
@@ -204,6 +240,10 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("native_batch_norm", batch_norm);
   m.impl("native_batch_norm_backward", batch_norm_backward);
+  m.impl("_native_batch_norm_legit", batch_norm_legit);
+  m.impl("_native_batch_norm_legit.no_stats", batch_norm_legit_no_stats);
+  m.impl("_batch_norm_with_update", batch_norm_with_update);
+  m.impl("batch_norm_backward", batch_norm_backward_with_update);
   m.impl("native_layer_norm", layer_norm);
   m.impl("native_layer_norm_backward", layer_norm_backward);
   m.impl("native_group_norm", group_norm);

@@ -9,6 +9,8 @@
 #include <ATen/ops/avg_pool2d_meta.h>
 #include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
 #include <ATen/ops/max_pool2d_with_indices_meta.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/zeros.h>
 #include <c10/core/DeviceGuard.h>
 
 namespace foo_cl::aten {
@@ -187,9 +189,56 @@ Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& sel
   return adaptive_max_pool2d_backward_out(grad_output, self, indices, grad_input);
 }
 
+// max_unpool: each input value written at its index within its plane of an output of zeros.
+Tensor max_unpool(const Tensor& self, const Tensor& indices, c10::IntArrayRef output_size, int64_t dims) {
+  TORCH_CHECK(indices.scalar_type() == at::kLong, "elements in indices should be type int64 but got: ",
+              indices.scalar_type());
+  TORCH_CHECK(static_cast<int64_t>(output_size.size()) == dims, "There should be exactly ", dims,
+              " elements (depth, height, width) in output_size, but got ", output_size.size(), " elements.");
+  TORCH_CHECK(self.dim() == dims + 1 || self.dim() == dims + 2, "Input to max_unpooling", dims, "d should be a ",
+              dims + 1, "d or ", dims + 2, "d Tensor, but got a tensor with ", self.dim(), " dimensions.");
+  TORCH_CHECK(self.sizes() == indices.sizes(), "Expected shape of indices to be same as that of the input tensor (",
+              self.sizes(), ") but got indices tensor with shape: ", indices.sizes());
+  const c10::DeviceGuard guard(self.device());
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end() - dims);
+  const int64_t planes = c10::multiply_integers(shape);
+  shape.insert(shape.end(), output_size.begin(), output_size.end());
+  Tensor out = at::zeros(shape, self.options());
+  if (self.numel() > 0) {
+    out.view({planes, -1}).scatter_(1, indices.reshape({planes, -1}), self.reshape({planes, -1}));
+  }
+  return out.contiguous(self.suggest_memory_format());
+}
+
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices, c10::IntArrayRef output_size) {
+  return max_unpool(self, indices, output_size, 2);
+}
+
+Tensor& max_unpool2d_out(const Tensor& self, const Tensor& indices, c10::IntArrayRef output_size, Tensor& out) {
+  const Tensor result = max_unpool(self, indices, output_size, 2);
+  at::native::resize_output(out, result.sizes());
+  return out.copy_(result);
+}
+
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, c10::IntArrayRef output_size, c10::IntArrayRef,
+                    c10::IntArrayRef) {
+  return max_unpool(self, indices, output_size, 3);
+}
+
+Tensor& max_unpool3d_out(const Tensor& self, const Tensor& indices, c10::IntArrayRef output_size, c10::IntArrayRef,
+                         c10::IntArrayRef, Tensor& out) {
+  const Tensor result = max_unpool(self, indices, output_size, 3);
+  at::native::resize_output(out, result.sizes());
+  return out.copy_(result);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("max_unpool2d", max_unpool2d);
+  m.impl("max_unpool2d.out", max_unpool2d_out);
+  m.impl("max_unpool3d", max_unpool3d);
+  m.impl("max_unpool3d.out", max_unpool3d_out);
   m.impl("_adaptive_avg_pool2d", adaptive_avg_pool2d);
   m.impl("_adaptive_avg_pool2d_backward", adaptive_avg_pool2d_backward);
   m.impl("adaptive_max_pool2d", adaptive_max_pool2d);

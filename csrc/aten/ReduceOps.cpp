@@ -1,15 +1,21 @@
 // Reductions: sums, means, products, extrema (with indices), logical all/any, norms, variance and
 // standard deviation, counts. PyTorch's meta functions size and type the outputs where they exist;
-// every reduction runs the launcher with its kernels_cl/reduce/<op>.cl program.
+// every reduction runs the launcher with its kernels_cl/reduce/<op>.cl program. equal, trace and
+// renorm are composed of them.
 #include "aten/Structured.h"
 #include "launch/Dtypes.h"
 #include "launch/Reduce.h"
 
+#include <ATen/TensorOperators.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/WrapDimUtilsMulti.h>
 #include <ATen/ops/all_meta.h>
 #include <ATen/ops/amax.h>
 #include <ATen/ops/amax_meta.h>
+#include <ATen/ops/eq.h>
+#include <ATen/ops/linalg_vector_norm.h>
+#include <ATen/ops/renorm_meta.h>
+#include <ATen/ops/where.h>
 #include <ATen/ops/amin.h>
 #include <ATen/ops/amin_meta.h>
 #include <ATen/ops/aminmax_meta.h>
@@ -291,9 +297,42 @@ Tensor count_nonzero_dims(const Tensor& self, c10::IntArrayRef dims) {
   return out;
 }
 
+// Whether two tensors have the same sizes and equal elements (NaN equals nothing), as CPU's equal.
+bool equal(const Tensor& self, const Tensor& other) {
+  TORCH_CHECK(self.device() == other.device(), "Cannot compare two tensors on different devices. Got: ", self.device(),
+              " and ", other.device());
+  return self.sizes() == other.sizes() && at::eq(self, other).all().item<bool>();
+}
+
+Tensor trace(const Tensor& self) {
+  TORCH_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
+  return self.diagonal().sum();
+}
+
+// Each slice along `dim` whose p-norm exceeds maxnorm scaled to norm maxnorm, as CPU (its factor
+// maxnorm / (norm + 1e-7)); norms accumulate in float32 for 16-bit floats.
+void renorm_kernel(at::meta::structured_renorm& op, const Tensor& self, const at::Scalar& p, int64_t dim,
+                   const at::Scalar& maxnorm) {
+  const Tensor& out = op.maybe_get_output(0);
+  const c10::DeviceGuard guard(self.device());
+  std::vector<int64_t> reduced;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (d != at::maybe_wrap_dim(dim, self.dim())) reduced.push_back(d);
+  }
+  const Tensor norm =
+      at::linalg_vector_norm(self, p, reduced, /*keepdim=*/true, launch::float_accumulate_type(self.scalar_type()));
+  const double limit = maxnorm.toDouble();
+  const Tensor factor = at::where(norm > limit, limit / (norm + 1e-7), 1);
+  out.copy_(self * factor.to(self.scalar_type()));
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("equal", equal);
+  m.impl("trace", trace);
+  register_structured_with_self<at::meta::structured_renorm, const at::Scalar&, int64_t, const at::Scalar&>(
+      m, "renorm", "renorm_", "renorm.out", renorm_kernel);
   using Sum = at::meta::structured_sum_dim_IntList;
   register_structured_with_self<Sum, OptionalDims, bool, OptionalDtype>(m, "sum.dim_IntList", nullptr,
                                                                         "sum.IntList_out", sum_kernel);

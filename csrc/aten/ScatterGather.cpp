@@ -16,6 +16,10 @@
 #include <ATen/ops/full.h>
 #include <ATen/ops/index_add_meta.h>
 #include <ATen/ops/index_copy_meta.h>
+#include <ATen/ops/index_reduce_meta.h>
+#include <ATen/ops/bincount.h>
+#include <ATen/ops/masked_select.h>
+#include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/index_put.h>
 #include <ATen/ops/index_select.h>
 #include <ATen/ops/mul.h>
@@ -281,10 +285,65 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
   return out;
 }
 
+// As CPU: a histogram of `bins` equal bins over [min, max] (the data's range when both are equal),
+// positions computed in self's dtype, elements outside the range (and NaNs) left out, the maximum
+// in the last bin.
+Tensor histogram_counts(const Tensor& self, int64_t bins, const c10::Scalar& min, const c10::Scalar& max) {
+  TORCH_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(self.scalar_type()), "\"histogram_cpu\" not implemented for '",
+                              c10::toString(self.scalar_type()), "'");
+  TORCH_CHECK(bins > 0, "torch.histc: bins must be > 0, but got ", bins);
+  const c10::DeviceGuard guard(self.device());
+  double low = min.toDouble(), high = max.toDouble();
+  if (low == high && self.numel() > 0) {
+    const auto [smallest, largest] = at::aminmax(self);
+    low = smallest.item<double>();
+    high = largest.item<double>();
+  }
+  if (low == high) {
+    low -= 1;
+    high += 1;
+  }
+  TORCH_CHECK(std::isfinite(low) && std::isfinite(high), "torch.histc: range of [", low, ", ", high,
+              "] is not finite");
+  TORCH_CHECK(low < high, "torch.histc: max must be larger than min");
+  const Tensor x = self.reshape({-1});
+  const Tensor left = at::scalar_tensor(low, x.options()), right = at::scalar_tensor(high, x.options());
+  const Tensor inside = x.ge(left).logical_and_(x.le(right));
+  const Tensor positions = ((at::masked_select(x, inside) - left) * static_cast<double>(bins) / (right - left))
+                               .to(at::kLong)
+                               .clamp_max_(bins - 1);
+  return at::bincount(positions, std::nullopt, bins).to(self.scalar_type());
+}
+
+Tensor& histc_out(const Tensor& self, int64_t bins, const c10::Scalar& min, const c10::Scalar& max, Tensor& out) {
+  const Tensor counts = histogram_counts(self, bins, min, max);
+  at::native::resize_output(out, counts.sizes());
+  return out.copy_(counts);
+}
+
+// index_reduce is scatter_reduce with the index spread over the source's other dims.
+void index_reduce_kernel(at::meta::structured_index_reduce& op, const Tensor& self, int64_t dim, const Tensor& index,
+                         const Tensor& source, c10::string_view reduce, bool include_self) {
+  const Tensor& out = op.maybe_get_output(0);
+  const c10::DeviceGuard guard(self.device());
+  if (!out.is_same(self)) out.copy_(self);
+  if (source.numel() == 0) return;
+  dim = at::maybe_wrap_dim(dim, std::max<int64_t>(source.dim(), 1));
+  const Tensor src = source.dim() == 0 ? source.view({1}) : source;
+  std::vector<int64_t> shape(src.dim(), 1);
+  shape[dim] = -1;
+  out.scatter_reduce_(dim, index.reshape(shape).expand(src.sizes()), src, reduce, include_self);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bincount", bincount);
+  m.impl("histc", histogram_counts);
+  m.impl("histc.out", histc_out);
+  register_structured_with_self<at::meta::structured_index_reduce, int64_t, const Tensor&, const Tensor&,
+                                c10::string_view, bool>(m, "index_reduce", "index_reduce_", "index_reduce.out",
+                                                        index_reduce_kernel);
   m.impl("index_fill_.int_Scalar", index_fill_);
   m.impl("index_fill_.int_Tensor", index_fill_tensor_);
   m.impl("take", take);

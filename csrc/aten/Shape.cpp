@@ -1,11 +1,12 @@
 // Ops that rearrange whole tensors, composed of foo's copy and index kernels: cat (and so stack),
-// flip and roll.
+// flip, roll, channel_shuffle, and unfold's backward.
 #include "aten/Structured.h"
 
 #include <ATen/WrapDimUtilsMulti.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/cat_meta.h>
 #include <ATen/ops/index_select.h>
+#include <ATen/ops/zeros.h>
 #include <c10/core/DeviceGuard.h>
 
 namespace foo_cl::aten {
@@ -88,9 +89,39 @@ Tensor roll_dims(const Tensor& self, c10::IntArrayRef shifts, c10::IntArrayRef d
   return result;
 }
 
+Tensor channel_shuffle(const Tensor& self, int64_t groups) {
+  TORCH_CHECK(self.dim() > 2, "channel_shuffle expects input to have at least 3 dimensions, but got input with sizes ",
+              self.sizes());
+  TORCH_CHECK(groups > 0, "Number of groups to divide channels in must be positive.", " Value of groups:", groups);
+  const int64_t channels = self.size(1);
+  TORCH_CHECK(channels % groups == 0, "Number of channels must be divisible by groups. Got ", channels,
+              " channels and ", groups, " groups.");
+  std::vector<int64_t> grouped = self.sizes().vec();
+  grouped[1] = channels / groups;
+  grouped.insert(grouped.begin() + 1, groups);
+  return self.reshape(grouped).transpose(1, 2).reshape(self.sizes()).contiguous(self.suggest_memory_format());
+}
+
+// The gradient of Tensor.unfold(dim, size, step): element k of every window adds into its input
+// position; one strided add per window offset k (the windows overlap when step < size).
+Tensor unfold_backward(const Tensor& grad, c10::IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  const c10::DeviceGuard guard(grad.device());
+  if (input_sizes.empty()) return grad.sum().reshape({});
+  dim = at::maybe_wrap_dim(dim, static_cast<int64_t>(input_sizes.size()));
+  Tensor out = at::zeros(input_sizes, grad.options());
+  const int64_t windows = grad.size(dim);
+  if (windows == 0) return out;
+  for (int64_t k = 0; k < size; ++k) {
+    out.slice(dim, k, k + (windows - 1) * step + 1, step).add_(grad.select(-1, k));
+  }
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("channel_shuffle", channel_shuffle);
+  m.impl("unfold_backward", unfold_backward);
   m.impl("cat", cat);
   m.impl("cat.out", cat_out);
   m.impl("flip", flip_dims);

@@ -1,7 +1,8 @@
 // sort and topk along any dim (PyTorch's meta functions for shapes and checks, the bitonic sort of
 // launch/Sort.h over rows moved to the last dim; sorting is always stable), unique over the sorted
 // values or slices (boundaries of equal runs; NaNs stay distinct, as on CPU), and searchsorted and
-// bucketize (kernels_cl/sort/searchsorted.cl, with CPU's argument checks).
+// bucketize (kernels_cl/sort/searchsorted.cl, with CPU's argument checks); median, nanmedian and
+// kthvalue as an element of the sorted slices, isin as a search of the sorted test elements.
 #include "aten/Structured.h"
 #include "launch/Sort.h"
 
@@ -12,6 +13,15 @@
 #include <ATen/ops/gather.h>
 #include <ATen/ops/sort_meta.h>
 #include <ATen/ops/topk_meta.h>
+#include <ATen/ops/isin_meta.h>
+#include <ATen/ops/isnan.h>
+#include <ATen/ops/div.h>
+#include <ATen/ops/result_type.h>
+#include <ATen/ops/searchsorted.h>
+#include <ATen/ops/sort.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/where.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/cumsum.h>
@@ -118,6 +128,34 @@ std::tuple<Tensor, Tensor, Tensor> unique2(const Tensor& self, bool /*sorted*/, 
   return {at::masked_select(values, starts), inverse, counts};
 }
 
+std::tuple<Tensor, Tensor> unique(const Tensor& self, bool sorted, bool return_inverse) {
+  auto [values, inverse, counts] = unique2(self, sorted, return_inverse, false);
+  return {values, inverse};
+}
+
+// Runs of equal consecutive elements (dim: slices) of self, in place: no sort, so the runs are
+// the order itself (as CPU, NaNs are all distinct).
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse, bool return_counts,
+                                                      std::optional<int64_t> dim) {
+  const c10::DeviceGuard guard(self.device());
+  const bool whole = !dim.has_value() || self.dim() == 0;
+  const int64_t d = whole ? 0 : c10::maybe_wrap_dim(*dim, self.dim());
+  const Tensor slices = whole ? self.reshape({-1, 1}) : self.movedim(d, 0).reshape({self.size(d), -1});
+  const int64_t n = slices.size(0);
+  Tensor inverse = at::empty(return_inverse ? (whole ? self.sizes() : c10::IntArrayRef{n}) : c10::IntArrayRef{0},
+                             self.options().dtype(at::kLong));
+  Tensor counts = at::empty({0}, self.options().dtype(at::kLong));
+  if (n == 0 || slices.size(1) == 0) {
+    return {whole ? at::empty({0}, self.options()) : self.clone(), inverse, counts};
+  }
+  const Tensor starts = at::cat({at::ones({1}, self.options().dtype(at::kBool)),
+                                 slices.narrow(0, 1, n - 1).ne(slices.narrow(0, 0, n - 1)).any(1)});
+  describe_runs(starts, at::arange(n, inverse.options()), return_inverse, return_counts, inverse, counts);
+  const Tensor first = at::nonzero(starts).view(-1);
+  if (whole) return {slices.view(-1).index_select(0, first), inverse, counts};
+  return {self.index_select(d, first), inverse, counts};
+}
+
 // The distinct slices of self along dim, in lexicographic order: stable sorts by each element of
 // the slices from the last to the first, then runs of equal slices as in unique2.
 std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool /*sorted*/, bool return_inverse,
@@ -214,11 +252,107 @@ std::tuple<Tensor&, Tensor&> mode_out(const Tensor& self, int64_t dim, bool keep
   return {values, indices};
 }
 
+// The element at sorted position `position` (a tensor of positions, size 1 along `dim`) of each
+// slice along `dim`, and its index: sorting is stable with NaNs last, so equal values keep their
+// order and the first NaN of a slice is the first sorted past its numbers.
+std::tuple<Tensor, Tensor> sorted_element(const Tensor& x, int64_t dim, const Tensor& position, bool keepdim,
+                                          bool zero_dim) {
+  const auto [sorted, order] = at::sort(x, /*stable=*/true, dim, /*descending=*/false);
+  Tensor values = sorted.gather(dim, position), indices = order.gather(dim, position);
+  if (!keepdim || zero_dim) {
+    values = values.squeeze(dim);
+    indices = indices.squeeze(dim);
+  }
+  return {values, indices};
+}
+
+// median: NaN (the slice's first) when a slice holds one, else its lower middle value; nanmedian
+// leaves NaNs out (NaN only for slices of NaNs), as CPU.
+std::tuple<Tensor, Tensor> median_along(const Tensor& self, int64_t dim, bool keepdim, bool ignore_nan) {
+  const c10::DeviceGuard guard(self.device());
+  const bool zero_dim = self.dim() == 0;
+  const Tensor x = zero_dim ? self.unsqueeze(0) : self;
+  dim = at::maybe_wrap_dim(dim, x.dim());
+  const int64_t n = x.size(dim);
+  TORCH_CHECK(n > 0, ignore_nan ? "nanmedian" : "median", "() cannot compute median for a dimension of size 0 ",
+              "because the operation does not have an identity");
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape[dim] = 1;
+  Tensor position = at::full(shape, (n - 1) / 2, x.options().dtype(at::kLong));
+  if (c10::isFloatingType(x.scalar_type())) {
+    const Tensor nans = at::isnan(x).sum(dim, /*keepdim=*/true);
+    position = ignore_nan ? at::div(n - 1 - nans, 2, "floor").clamp_min_(0) : at::where(nans > 0, n - nans, position);
+  }
+  return sorted_element(x, dim, position, keepdim, zero_dim);
+}
+
+template <bool IgnoreNan>
+std::tuple<Tensor&, Tensor&> median_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
+                                            Tensor& indices) {
+  const auto [v, i] = median_along(self, dim, keepdim, IgnoreNan);
+  at::native::resize_output(values, v.sizes());
+  at::native::resize_output(indices, i.sizes());
+  values.copy_(v);
+  indices.copy_(i);
+  return {values, indices};
+}
+
+template <bool IgnoreNan>
+Tensor median_all(const Tensor& self) {
+  if (self.numel() == 0) return at::full({}, NAN, self.options());
+  return std::get<0>(median_along(self.reshape({-1}), 0, false, IgnoreNan));
+}
+
+std::tuple<Tensor&, Tensor&> kthvalue_out(const Tensor& self, int64_t k, int64_t dim, bool keepdim, Tensor& values,
+                                          Tensor& indices) {
+  const c10::DeviceGuard guard(self.device());
+  const bool zero_dim = self.dim() == 0;
+  const Tensor x = zero_dim ? self.unsqueeze(0) : self;
+  dim = at::maybe_wrap_dim(dim, x.dim());
+  TORCH_CHECK(k >= 1 && k <= x.size(dim), "kthvalue(): selected number k out of range for dimension ", dim);
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape[dim] = 1;
+  const auto [v, i] = sorted_element(x, dim, at::full(shape, k - 1, x.options().dtype(at::kLong)), keepdim, zero_dim);
+  at::native::resize_output(values, v.sizes());
+  at::native::resize_output(indices, i.sizes());
+  values.copy_(v);
+  indices.copy_(i);
+  return {values, indices};
+}
+
+// Whether each element is among the test elements: a search of the sorted test elements (in the
+// two's common dtype), whose hit must be equal (NaN never is).
+void isin_kernel(at::meta::structured_isin_Tensor_Tensor& op, const Tensor& elements, const Tensor& test_elements,
+                 bool /*assume_unique*/, bool invert) {
+  const Tensor& out = op.maybe_get_output(0);
+  if (out.numel() == 0) return;
+  const c10::DeviceGuard guard(out.device());
+  if (test_elements.numel() == 0) {
+    out.fill_(invert);
+    return;
+  }
+  const c10::ScalarType common = at::result_type(elements, test_elements);
+  const Tensor sorted = std::get<0>(at::sort(test_elements.reshape({-1}).to(common)));
+  const Tensor values = elements.to(common).contiguous();
+  const Tensor at_position = at::searchsorted(sorted, values).clamp_max_(sorted.numel() - 1);
+  const Tensor found = sorted.take(at_position) == values;
+  out.copy_(invert ? found.logical_not() : found);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("median", median_all<false>);
+  m.impl("nanmedian", median_all<true>);
+  m.impl("median.dim_values", median_dim_out<false>);
+  m.impl("nanmedian.dim_values", median_dim_out<true>);
+  m.impl("kthvalue.values", kthvalue_out);
+  register_structured_with_self<at::meta::structured_isin_Tensor_Tensor, const Tensor&, bool, bool>(
+      m, "isin.Tensor_Tensor", nullptr, "isin.Tensor_Tensor_out", isin_kernel);
   m.impl("mode.values", mode_out);
   m.impl("_unique2", unique2);
+  m.impl("_unique", unique);
+  m.impl("unique_consecutive", unique_consecutive);
   m.impl("unique_dim", unique_dim);
   m.impl("searchsorted.Tensor", searchsorted_tensor);
   m.impl("searchsorted.Tensor_out", searchsorted_out);

@@ -2,8 +2,10 @@
 // resize_, set_ and record_stream. Views share storage with their base, as on every PyTorch device.
 #include "launch/Dtypes.h"
 #include "runtime/Allocator.h"
+#include "runtime/Device.h"
 
 #include <ATen/EmptyTensor.h>
+#include <ATen/native/TensorFactories.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
@@ -101,9 +103,22 @@ void record_stream(at::Tensor& self, c10::Stream stream) {
   runtime::allocator().recordStream(self.storage().data_ptr(), stream);
 }
 
+// A tensor of zeros that owns no memory (autograd's gradients known to be zero): operators see
+// its ZeroTensor dispatch key and treat it as zeros.
+at::Tensor efficient_zero_tensor(c10::IntArrayRef size, std::optional<at::ScalarType> dtype,
+                                 std::optional<at::Layout> /*layout*/, std::optional<at::Device> device,
+                                 std::optional<bool> /*pin_memory*/) {
+  c10::Device on = device.value_or(c10::Device(c10::DeviceType::PrivateUse1));
+  if (!on.has_index()) on.set_index(runtime::current_device());
+  at::native::ZeroTensorAllocator allocator(on);
+  return at::detail::empty_generic(size, &allocator, kFooKeys | c10::DispatchKeySet(c10::DispatchKey::ZeroTensor),
+                                   c10::dtype_or_default(dtype), std::nullopt);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_efficientzerotensor", efficient_zero_tensor);
   m.impl("empty.memory_format", empty);
   m.impl("empty_strided", empty_strided);
   m.impl("as_strided", at::native::as_strided_tensorimpl);

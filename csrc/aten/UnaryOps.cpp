@@ -125,6 +125,21 @@ at::Tensor& complex_from_parts(const at::Tensor& a, const at::Tensor& b, at::Ten
   return out;
 }
 
+// frexp: mantissa (self's dtype) and int32 exponent, one kernel each.
+std::tuple<at::Tensor&, at::Tensor&> frexp_out(const at::Tensor& self, at::Tensor& mantissa, at::Tensor& exponent) {
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), "torch.frexp() only supports floating-point dtypes");
+  TORCH_CHECK(mantissa.dtype() == self.dtype(), "torch.frexp() expects mantissa to have dtype ", self.dtype(),
+              " but got ", mantissa.dtype());
+  TORCH_CHECK(exponent.dtype() == at::kInt, "torch.frexp() expects exponent to have int dtype but got ",
+              exponent.dtype());
+  auto mantissas = at::TensorIterator::unary_op(mantissa, self);
+  launch::launch_pointwise(mantissas, "unary/frexp_mantissa");
+  auto exponents =
+      at::TensorIteratorConfig().add_output(exponent).add_const_input(self).check_all_same_dtype(false).build();
+  launch::launch_pointwise(exponents, "unary/frexp_exponent", {}, self.scalar_type());
+  return {mantissa, exponent};
+}
+
 at::Tensor& polar_out(const at::Tensor& abs, const at::Tensor& angle, at::Tensor& out) {
   return complex_from_parts(abs, angle, out, "binary/polar");
 }
@@ -231,6 +246,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("angle.out", angle_out);
   m.impl("conj_physical.out", conj_physical_out);
   m.impl("polar.out", polar_out);
+  m.impl("frexp.Tensor_out", frexp_out);
   m.impl("complex.out", complex_out);
   m.impl("view_as_real", at::native::view_as_real);
   m.impl("view_as_complex", at::native::view_as_complex);
