@@ -2,6 +2,7 @@
 // runtime (allocator, guard, hooks) and every foo kernel through static initialisers.
 #include "aten/Fallback.h"
 #include "launch/Gemm.h"
+#include "runtime/Allocator.h"
 #include "runtime/Device.h"
 #include "runtime/Generator.h"
 #include "runtime/ProgramCache.h"
@@ -95,6 +96,28 @@ PYBIND11_MODULE(_C, m) {
     runtime::synchronize_device(static_cast<c10::DeviceIndex>(index));
   });
 
+  m.def("_memory_snapshot", [](int index) {
+    py::list segments;
+    for (const runtime::SegmentSnapshot& s : runtime::memory_snapshot(static_cast<c10::DeviceIndex>(index))) {
+      py::list blocks;
+      size_t allocated = 0, active = 0, requested = 0;
+      for (const runtime::BlockSnapshot& b : s.blocks) {
+        blocks.append(py::dict(py::arg("address") = b.address, py::arg("size") = b.size,
+                               py::arg("requested_size") = b.requested, py::arg("state") = b.state,
+                               py::arg("frames") = py::list()));
+        if (std::string_view(b.state) != "inactive") active += b.size;
+        if (std::string_view(b.state) == "active_allocated") allocated += b.size;
+        requested += b.requested;
+      }
+      segments.append(py::dict(py::arg("device") = index, py::arg("address") = s.address,
+                               py::arg("total_size") = s.size, py::arg("allocated_size") = allocated,
+                               py::arg("active_size") = active, py::arg("requested_size") = requested,
+                               py::arg("stream") = s.stream, py::arg("segment_type") = s.small ? "small" : "large",
+                               py::arg("segment_pool_id") = py::make_tuple(0, 0), py::arg("is_expandable") = false,
+                               py::arg("frames") = py::list(), py::arg("blocks") = blocks));
+    }
+    return segments;
+  });
   m.def("_fallback_mode", &aten::fallback_mode);
   m.def("_set_fallback_mode", &aten::set_fallback_mode);
   m.def("_fallback_counts", &aten::fallback_counts);

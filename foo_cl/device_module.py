@@ -52,6 +52,7 @@ __all__ = [
     "memory_reserved",
     "memory_stats",
     "memory_summary",
+    "memory_snapshot",
     "reset_accumulated_memory_stats",
     "reset_fallback_counts",
     "reset_peak_memory_stats",
@@ -328,6 +329,15 @@ def memory_summary(device: DeviceLike = None, abbreviated: bool = False) -> str:
     )
     lines.append("=" * width)
     return "\n".join(lines) + "\n"
+
+
+def memory_snapshot() -> list[dict[str, Any]]:
+    """The caching allocator's segments on every foo device, as torch.cuda.memory_snapshot lists them:
+    each OpenCL buffer held (device, address, total_size, allocated_size, active_size, requested_size,
+    stream, segment_type "small" or "large") with its blocks in address order (address, size,
+    requested_size, state "active_allocated", "active_pending_free" or "inactive"). Addresses are
+    foo's device addresses (data_ptr() values); no stack frames are recorded."""
+    return [segment for index in range(device_count()) for segment in _C._memory_snapshot(index)]
 
 
 def mem_get_info(device: DeviceLike = None) -> tuple[int, int]:

@@ -176,3 +176,26 @@ def test_memory_summary_reports_the_allocator_statistics():
     assert f"{stats['allocated_bytes.all.current'] / 2**20:.2f} MiB" in allocated_row
     assert "from small pool" not in torch.foo.memory_summary(abbreviated=True)
     del x
+
+
+def test_memory_snapshot_lists_segments_and_blocks_like_cuda():
+    torch.foo.empty_cache()
+    big = torch.empty(12 << 20, dtype=torch.uint8, device=FOO)
+    small = torch.empty(1000, dtype=torch.uint8, device=FOO)
+    segments = [s for s in torch.foo.memory_snapshot() if s["device"] == 0]
+    blocks = {b["address"]: (s, b) for s in segments for b in s["blocks"]}
+    for tensor, kind in ((big, "large"), (small, "small")):
+        segment, block = blocks[tensor.data_ptr()]
+        assert block["state"] == "active_allocated" and block["requested_size"] == tensor.numel()
+        assert block["size"] >= tensor.numel() and segment["segment_type"] == kind
+    for segment in segments:
+        addresses = [b["address"] for b in segment["blocks"]]
+        assert addresses == sorted(addresses) and addresses[0] == segment["address"]
+        assert sum(b["size"] for b in segment["blocks"]) == segment["total_size"]
+        assert segment["allocated_size"] == sum(b["size"] for b in segment["blocks"] if b["state"] == "active_allocated")
+    assert sum(s["total_size"] for s in segments) == torch.foo.memory_reserved(0)
+    address = small.data_ptr()
+    del small, tensor
+    freed = {b["address"]: b for s in torch.foo.memory_snapshot() for b in s["blocks"]}
+    assert freed[address]["state"] == "inactive"
+    del big

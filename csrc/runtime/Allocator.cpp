@@ -228,6 +228,33 @@ class DeviceMemory {
     return stats_;
   }
 
+  std::vector<SegmentSnapshot> snapshot() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::map<const Segment*, SegmentSnapshot> segments;
+    // Every block of a segment has the segment's stream and pool.
+    const auto add = [&](const Block* b, const char* state) {
+      SegmentSnapshot& s = segments.try_emplace(b->segment, SegmentSnapshot{b->segment->address, b->segment->size,
+                                                                            b->stream, b->small, {}})
+                               .first->second;
+      s.blocks.push_back({b->address, b->size, b->allocated ? b->requested : 0, state});
+    };
+    for (const auto& [address, block] : active_) add(block, "active_allocated");
+    std::set<const Block*> pending;  // a block freed on several streams waits for several events
+    for (const auto& [event, block] : pending_) {
+      if (pending.insert(block).second) add(block, "active_pending_free");
+    }
+    for (const auto* pool : {&small_pool_, &large_pool_}) {
+      for (const Block* block : *pool) add(block, "inactive");
+    }
+    std::vector<SegmentSnapshot> result;
+    for (auto& [segment, s] : segments) {
+      std::sort(s.blocks.begin(), s.blocks.end(), [](const auto& a, const auto& b) { return a.address < b.address; });
+      result.push_back(std::move(s));
+    }
+    std::sort(result.begin(), result.end(), [](const auto& a, const auto& b) { return a.address < b.address; });
+    return result;
+  }
+
   void reset_accumulated() {
     std::lock_guard<std::mutex> lock(mutex_);
     for (StatArray* a : stat_arrays()) {
@@ -463,6 +490,10 @@ BufferRef buffer_of(const void* address) {
   TORCH_CHECK(device >= 0, "Expected all tensors to be on the same device, but an operand of a foo operator is not ",
               "in foo device memory (address ", address, "; a CPU tensor given as out=?)");
   return memory(device).lookup(reinterpret_cast<uintptr_t>(address));
+}
+
+std::vector<SegmentSnapshot> memory_snapshot(c10::DeviceIndex device) {
+  return memory(device).snapshot();
 }
 
 c10::DataPtr CachingAllocator::allocate(size_t nbytes) {

@@ -8,6 +8,8 @@
 #include <c10/core/CachingDeviceAllocator.h>
 #include <c10/core/StorageImpl.h>
 
+#include <vector>
+
 namespace foo_cl::runtime {
 
 struct BufferRef {
@@ -38,6 +40,25 @@ class CachingAllocator final : public c10::DeviceAllocator {
 };
 
 CachingAllocator& allocator();
+
+// One block of a segment, as torch.cuda.memory_snapshot describes it.
+struct BlockSnapshot {
+  uintptr_t address;
+  size_t size;
+  size_t requested;  // bytes the tensor asked for (0 for free blocks)
+  const char* state;  // "active_allocated", "active_pending_free" (freed, awaiting a stream) or "inactive"
+};
+
+// One OpenCL buffer the allocator holds and its blocks in address order.
+struct SegmentSnapshot {
+  uintptr_t address;
+  size_t size;
+  c10::StreamId stream;
+  bool small;
+  std::vector<BlockSnapshot> blocks;
+};
+
+std::vector<SegmentSnapshot> memory_snapshot(c10::DeviceIndex device);
 
 // Reallocates a foo storage to `nbytes`, keeping its leading contents (Tensor.resize_, storage.resize_).
 void resize_storage_bytes(c10::StorageImpl& storage, size_t nbytes);

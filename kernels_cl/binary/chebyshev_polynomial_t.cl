@@ -1,0 +1,6 @@
+// binary/chebyshev_polynomial_t: Chebyshev T_n(a), n = (long)b, as PyTorch's chebyshev_polynomial_t_forward.
+#define NIN 2
+#include "compute.clh"
+#include "special_bessel.clh"
+#define OP(a, b) foo_chebyshev_polynomial_t(a, foo_polynomial_degree(b))
+#include "pointwise.clh"

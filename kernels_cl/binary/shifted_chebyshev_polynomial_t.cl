@@ -1,0 +1,6 @@
+// binary/shifted_chebyshev_polynomial_t: T_n(2a - 1), n = (long)b, as PyTorch's shifted_chebyshev_polynomial_t_forward.
+#define NIN 2
+#include "compute.clh"
+#include "special_bessel.clh"
+#define OP(a, b) foo_shifted_chebyshev_polynomial_t(a, foo_polynomial_degree(b))
+#include "pointwise.clh"
