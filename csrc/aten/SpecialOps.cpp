@@ -1,4 +1,5 @@
-// Special functions: the gamma family (lgamma, digamma, polygamma, Hurwitz zeta), Bessel, Airy and
+// Special functions: the gamma family (lgamma, digamma, polygamma, Hurwitz zeta, the regularized
+// incomplete gamma functions), Bessel, Airy and
 // error-function relatives, orthogonal polynomials, and the log-space helpers of torch.special,
 // each one line naming its kernels_cl/ program (ports of ATen/native/Math.h), behind PyTorch's
 // structured meta functions.
@@ -6,6 +7,8 @@
 
 #include <ATen/ops/digamma_meta.h>
 #include <ATen/ops/i0_meta.h>
+#include <ATen/ops/igamma_meta.h>
+#include <ATen/ops/igammac_meta.h>
 #include <ATen/ops/lgamma_meta.h>
 #include <ATen/ops/logaddexp2_meta.h>
 #include <ATen/ops/polygamma_meta.h>
@@ -79,6 +82,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   FOO_STRUCTURED_UNARY(m, lgamma, "unary/lgamma");
   FOO_STRUCTURED_UNARY(m, digamma, "unary/digamma");
   FOO_STRUCTURED_UNARY(m, i0, "unary/i0");
+  FOO_STRUCTURED_BINARY(m, igamma, "binary/igamma");
+  FOO_STRUCTURED_BINARY(m, igammac, "binary/igammac");
   m.impl("polygamma", polygamma);
   m.impl("polygamma.out", polygamma_out);
   FOO_SPECIAL_BINARY(m, special_zeta, "binary/zeta");

@@ -4,6 +4,7 @@
 #include "compute.clh"
 #include "special.clh"
 
+// PyTorch's trigamma: the reflection below 1/2, six steps of the recurrence, then the asymptotic series.
 inline ct foo_trigamma(ct x) {
   ct sign = 1, result = 0;
   if (x < (ct)0.5) {
@@ -21,6 +22,7 @@ inline ct foo_trigamma(ct x) {
   return sign * result;
 }
 
+// calc_polygamma, for n >= 2.
 inline ct foo_polygamma(ct n, ct x) {
   return (fmod(n, 2) != 0 ? (ct)1 : (ct)-1) * exp(lgamma(n + 1)) * foo_zeta(n + 1, x);
 }
