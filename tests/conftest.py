@@ -1,7 +1,8 @@
 """Shared set-up of the foo-cl tests: the environment, dtype and layout tables, exact comparisons and
-comparisons with the CPU within tolerances, a forward and backward pass, a fallback-mode switch, running
-an operator on foo and on the CPU (its forward values, or with every input's gradient), the two-device
-marker, and a runner for scripts that need a fresh process.
+comparisons with the CPU within tolerances (and of channels_last results), a forward and backward pass, a
+fallback-mode switch, running an operator on foo and on the CPU (its forward values, or with every input's
+gradient), PyTorch's OpInfo samples on both devices (with their gradients too), the two-device marker, and a
+runner for scripts that need a fresh process.
 """
 
 import os
@@ -224,9 +225,10 @@ def check_gradients(
     inputs: list[torch.Tensor],
     constants: tuple[torch.Tensor | None, ...] = (),
     tolerances: dict | None = None,
-) -> None:
+) -> tuple[tuple[torch.Tensor, list[torch.Tensor]], tuple[torch.Tensor, list[torch.Tensor]]]:
     """fn(*inputs, *constants) and the gradient of each of `inputs` (after backward with one random incoming
-    gradient) on foo against the CPU. Inputs keep their layout on foo; constants (targets, indices) are copied."""
+    gradient) on foo against the CPU. Inputs keep their layout on foo; constants (targets, indices) are copied.
+    Returns foo's and the CPU's (output, gradients), for further checks."""
     with torch.no_grad():
         shape = fn(*inputs, *constants).shape
     grad = randn(*shape, dtype=inputs[0].dtype, seed=99)
@@ -234,14 +236,28 @@ def check_gradients(
     foo_constants = tuple(None if c is None else on(FOO, c) for c in constants)
     actual = forward_backward(lambda *xs: fn(*xs, *foo_constants), [on(FOO, t) for t in inputs], grad)
     assert_close_to_cpu(actual, expected, tolerances)
+    return actual, expected
 
 
-def check_forward(fn: Callable[..., object], inputs: list[torch.Tensor], tolerances: dict | None = None) -> None:
+def check_forward(fn: Callable[..., object], inputs: list[torch.Tensor], tolerances: dict | None = None) -> tuple:
     """fn's results on foo against the CPU, without gradients; each device gets its own copy of the inputs (which
-    keep their layout on foo)."""
+    keep their layout on foo). Returns (foo's results, the CPU's), for further checks."""
     outcome = run_like_cpu(lambda: fn(*[on("cpu", t) for t in inputs]), lambda: fn(*[on(FOO, t) for t in inputs]))
     assert outcome is not None, "both devices raised"
     assert_close_to_cpu(*outcome, tolerances)
+    return outcome
+
+
+def assert_channels_last_like_cpu(actual: object, expected: object) -> None:
+    """Each 4-d tensor in `actual` (foo's results, as check_forward or check_gradients return them) is
+    channels_last exactly when the CPU's in `expected` is; the structures must match (assert_close_to_cpu)."""
+    for a, e in zip(tree_flatten(actual)[0], tree_flatten(expected)[0]):
+        if isinstance(e, torch.Tensor) and e.dim() == 4:
+            on_cpu = e.is_contiguous(memory_format=torch.channels_last)
+            assert a.is_contiguous(memory_format=torch.channels_last) == on_cpu, (
+                f"a {list(e.shape)} result is {'' if on_cpu else 'not '}channels_last on the CPU, "
+                f"but has strides {a.stride()} on foo"
+            )
 
 
 @pytest.fixture(autouse=True)
@@ -371,37 +387,77 @@ def _capability_needs() -> dict[str, list[tuple[str, str]]]:
 
 
 def opinfo_failures(
-    op, dtypes: list[torch.dtype], samples_per_dtype: int, tolerances: Mapping, keep=None, announce: bool = False
+    op,
+    dtypes: list[torch.dtype],
+    samples_per_dtype: int,
+    tolerances: Mapping,
+    keep=None,
+    announce: bool = False,
+    gradients: bool = False,
 ) -> list[str]:
     """Runs the first `samples_per_dtype` samples of OpInfo `op` for each of `dtypes` the CPU supports
-    (those `keep(sample)` accepts) on both devices; describes each that differs. With `announce`, names
-    each sample on stderr before running it (for runs in a separate process that might crash)."""
+    (those `keep(sample)` accepts) on both devices; describes each that differs. With `gradients`, only the
+    dtypes the CPU differentiates, with samples that require grad, whose gradients are compared too
+    (check_opinfo_sample). With `announce`, names each sample on stderr before running it (for runs in a
+    separate process that might crash)."""
+    supported = op.supported_backward_dtypes("cpu") if gradients else op.supported_dtypes("cpu")
     failures = []
-    for dtype in [d for d in dtypes if d in op.supported_dtypes("cpu") and d in DEVICE_DTYPES]:
-        for i, sample in enumerate(itertools.islice(op.sample_inputs("cpu", dtype), samples_per_dtype)):
+    for dtype in [d for d in dtypes if d in supported and d in DEVICE_DTYPES]:
+        samples = op.sample_inputs("cpu", dtype, requires_grad=gradients)
+        for i, sample in enumerate(itertools.islice(samples, samples_per_dtype)):
             if keep is not None and not keep(sample):
                 continue
             description = f"{op.name} {dtype_id(dtype)} sample {i} {sample.summary()}"
             if announce:
                 print(f"running {description}", file=sys.stderr, flush=True)
             try:
-                check_opinfo_sample(op, sample, tolerances)
+                check_opinfo_sample(op, sample, tolerances, gradients)
             except Exception as e:  # noqa: BLE001 (every sample runs; the caller reports them all)
                 failures.append(f"{description}:\n{type(e).__name__}: {e}")
     return failures
 
 
-def check_opinfo_sample(op, sample, tolerances: Mapping) -> None:
+def check_opinfo_sample(op, sample, tolerances: Mapping, gradients: bool = False) -> None:
     """Runs one OpInfo sample on the CPU and, moved to foo, on foo; raises when they differ
-    (results not close, or not the same exception type)."""
-
-    def on_foo(value: object) -> object:
-        return tree_map(lambda v: to_foo_keeping_layout(v) if isinstance(v, torch.Tensor) else v, value)
-
-    foo_input, foo_args, foo_kwargs = on_foo((sample.input, sample.args, sample.kwargs))
+    (results not close, or not the same exception type). With `gradients`, the gradients of the sum of
+    the floating outputs with respect to each input that requires grad must match too."""
+    cpu_inputs, foo_inputs = opinfo_inputs(sample, torch.device("cpu")), opinfo_inputs(sample, FOO)
     outcome = run_like_cpu(
-        lambda: op(sample.input, *sample.args, **sample.kwargs),
-        lambda: op(foo_input, *foo_args, **foo_kwargs),
+        lambda: opinfo_results(op, sample, cpu_inputs, gradients),
+        lambda: opinfo_results(op, sample, foo_inputs, gradients),
     )
     if outcome:
         assert_close_to_cpu(*outcome, tolerances)
+
+
+def opinfo_inputs(sample, device: torch.device) -> tuple:
+    """(input, args, kwargs) of an OpInfo sample on `device`: each tensor a fresh leaf, requiring grad as the
+    sample's does (on foo a copy with the same strides)."""
+
+    def leaf(value: object) -> object:
+        if not isinstance(value, torch.Tensor):
+            return value
+        t = value.detach()
+        return (t if device.type == "cpu" else to_foo_keeping_layout(t)).requires_grad_(value.requires_grad)
+
+    return tree_map(leaf, (sample.input, sample.args, sample.kwargs))
+
+
+def opinfo_results(op, sample, inputs: tuple, gradients: bool) -> object:
+    """The op's outputs for the sample's `inputs` (opinfo_inputs); with `gradients`, (outputs, the gradient of
+    the sum of its floating outputs, complex ones as real and imaginary parts, with respect to each input that
+    requires grad, None for those it does not reach), or (outputs, None) when none requires grad or no output has
+    one."""
+    outputs = op(inputs[0], *inputs[1], **inputs[2])
+    detached = tree_map(lambda v: v.detach() if isinstance(v, torch.Tensor) else v, outputs)
+    if not gradients:
+        return detached
+    leaves = [t for t in tree_flatten(inputs)[0] if isinstance(t, torch.Tensor) and t.requires_grad]
+    floating = [
+        torch.view_as_real(t) if t.is_complex() else t
+        for t in tree_flatten(sample.output_process_fn_grad(outputs))[0]
+        if isinstance(t, torch.Tensor) and (t.is_floating_point() or t.is_complex()) and t.requires_grad
+    ]
+    if not (leaves and floating):
+        return detached, None
+    return detached, list(torch.autograd.grad(sum(t.sum() for t in floating), leaves, allow_unused=True))

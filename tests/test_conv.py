@@ -1,7 +1,8 @@
 """Convolutions against the CPU, forward values and every input's gradient: conv1d, conv2d and their transposes
-over strides, padding (numbers, "same", "valid"), dilation and groups; strided, channels-last and unbatched inputs;
-every float dtype (16-bit ones forward only); and three SGD steps of a small convolutional model. 3-d convolutions
-have no foo kernel and go to the CPU fallback. Nothing else may fall back to the CPU.
+over strides, padding (numbers, "same", "valid"), dilation and groups; strided, channels-last and unbatched inputs
+(channels_last results exactly where the CPU's are); every float dtype (16-bit ones forward only); and three SGD
+steps of a small convolutional model. 3-d convolutions have no foo kernel and go to the CPU fallback. Nothing else
+may fall back to the CPU.
 """
 
 import copy
@@ -14,6 +15,7 @@ from conftest import (
     FLOAT_DTYPES,
     FOO,
     LOW_PRECISION,
+    assert_channels_last_like_cpu,
     assert_close_to_cpu,
     check_forward,
     check_gradients,
@@ -168,6 +170,21 @@ def test_convolution_with_channels_last_weight_matches_cpu(functional):
     fn, (x, weight, bias) = conv_inputs(functional, cases, "everything", bias=True)
     weight = weight.contiguous(memory_format=torch.channels_last)
     check_gradients(fn, [x.contiguous(memory_format=torch.channels_last), weight, bias])
+
+
+@pytest.mark.parametrize("channels_last", ["input", "weight", "both"])
+@pytest.mark.parametrize("name", ["padding_1", "everything"])
+def test_conv2d_output_and_gradients_are_channels_last_like_cpu(name, channels_last):
+    """A channels_last input or weight: the output and each input's gradient are channels_last exactly when the CPU's
+    are (the CPU's output is, whichever of them is)."""
+    fn, (x, weight, bias) = conv_inputs(F.conv2d, CONV2D_CASES, name, bias=True)
+    if channels_last in ("input", "both"):
+        x = x.contiguous(memory_format=torch.channels_last)
+    if channels_last in ("weight", "both"):
+        weight = weight.contiguous(memory_format=torch.channels_last)
+    actual, expected = check_gradients(fn, [x, weight, bias])
+    assert expected[0].is_contiguous(memory_format=torch.channels_last)
+    assert_channels_last_like_cpu(actual, expected)
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)

@@ -1,6 +1,7 @@
 """The elementwise engine against the CPU: one table of operators driving every dtype the CPU supports,
 every layout, and the functional, out= and in-place variants, with edge values; then type promotion,
-CPU scalar operands, mixed devices, internal overlap and out= dtype checks. No test may fall back to the CPU.
+CPU scalar operands, mixed devices, internal overlap and out= dtype checks, misaligned float16 views, and frexp's
+mantissas and exponents. No test may fall back to the CPU.
 """
 
 import functools
@@ -687,3 +688,37 @@ def test_float16_views_starting_mid_vector_match_cpu(offset, n):
     torch.testing.assert_close(a.cpu(), expected, rtol=0, atol=0)
     filled = torch.empty(n + offset, dtype=torch.float16, device=FOO)[offset:].uniform_()
     assert ((filled >= 0) & (filled <= 1)).all().item()
+
+
+# ---- frexp -------------------------------------------------------------------------------------------
+
+
+def frexp_operand(dtype: torch.dtype, denormals: bool) -> Tensor:
+    """Zeros, infinities, NaN and normal numbers from the smallest to the largest; or denormals only."""
+    info = torch.finfo(dtype)
+    if denormals:
+        values = [info.tiny / 2, -info.tiny / 8, info.tiny * info.eps, -info.tiny * info.eps * 3, info.tiny * 0.7]
+    else:
+        values = [0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0, 0.5, 3.0, -7.25, 1e-3, 1234.5]
+        values += [info.max, -info.max, info.tiny, -info.tiny, info.tiny * 3]
+    return torch.tensor(values, dtype=dtype)
+
+
+@pytest.mark.parametrize("denormals", [False, True], ids=["normal", "denormal"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16], ids=dtype_id)
+def test_frexp_matches_cpu(dtype, denormals):
+    """Mantissas in [0.5, 1) with the input's sign (zeros, infinities and NaN themselves) and int32 exponents,
+    bit for bit, from the functional and the out= variant."""
+    x = frexp_operand(dtype, denormals)
+    expected = torch.frexp(x)
+    actual = torch.frexp(x.to(FOO))
+    out = (torch.empty(0, dtype=dtype, device=FOO), torch.empty(0, dtype=torch.int32, device=FOO))
+    torch.frexp(x.to(FOO), out=out)
+    for mantissa, exponent in (actual, out):
+        assert_exact(mantissa.cpu(), expected.mantissa)
+        assert_exact(exponent.cpu(), expected.exponent)
+
+
+def test_frexp_of_integers_raises_like_cpu():
+    x = torch.tensor([1, 2, 3])
+    assert run_like_cpu(lambda: torch.frexp(x), lambda: torch.frexp(x.to(FOO)), same_message=True) is None

@@ -1,8 +1,8 @@
 """Indexing operators against the CPU, with the CPU fallback forbidden: index_select, gather, scatter, scatter_add,
 index_add, one_hot, embedding (with max_norm too: embedding_renorm_), tril and triu, advanced indexing and index_put,
 scatter_reduce and scatter with reduce=, index_copy, take, masked_scatter, searchsorted and bucketize, unique (along
-a dim too) and bincount, deterministic mode, and index_put_'s and index_fill_'s arguments; dtypes, strided layouts,
-edge cases, gradients, and errors of the CPU's exception type.
+a dim too), bincount and histc, deterministic mode, and index_put_'s and index_fill_'s arguments; dtypes, strided
+layouts, edge cases, gradients, and errors of the CPU's exception type.
 """
 
 import math
@@ -968,7 +968,7 @@ def test_embedding_renorm_out_of_range_index_raises_like_cpu():
     )
 
 
-# ---- unique and bincount ---------------------------------------------------------------------------------------------
+# ---- unique, bincount and histc -------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -1001,6 +1001,45 @@ def test_bincount_matches_cpu():
     assert_exact(torch.bincount(x.to(FOO), w.to(FOO), minlength=9).cpu(), torch.bincount(x, w, minlength=9))
     with pytest.raises(RuntimeError, match="non-negative"):
         torch.bincount(torch.tensor([-1], device=FOO))
+
+
+HISTC_VALUES = [-1.0, 0.0, 0.5, 1.0, 2.0, 3.0, 3.5, 4.0, 5.0]
+# name: (values, keyword arguments of histc)
+HISTC_CASES = {
+    "range": (HISTC_VALUES, {"bins": 4, "min": 0, "max": 4}),  # values outside ignored, the max in the last bin
+    "bin_edges": ([0.0, 0.25, 0.5, 0.75, 1.0, 0.2499, 0.7501, 1.0001, -0.0001], {"bins": 4, "min": 0, "max": 1}),
+    "data_range": (HISTC_VALUES, {"bins": 3}),  # min == max == 0: the data's min and max
+    "min_equals_max": (HISTC_VALUES, {"bins": 5, "min": 2, "max": 2}),  # the range [1, 3]
+    "constant_data": ([2.0] * 4, {"bins": 3}),  # the data's min == max: the range [1, 3]
+    "nan_ignored": ([math.nan, 1.0, 2.0, math.nan], {"bins": 3, "min": 0, "max": 3}),
+    "many": (None, {"bins": 10, "min": -2, "max": 2.5}),
+    "many_data_range": (None, {"bins": 7}),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dtype_id)
+@pytest.mark.parametrize("case", HISTC_CASES)
+def test_histc_matches_cpu(case, dtype):
+    values, kwargs = HISTC_CASES[case]
+    x = randn(40, 50, dtype=dtype) if values is None else torch.tensor(values, dtype=dtype)
+    assert_exact(torch.histc(x.to(FOO), **kwargs).cpu(), torch.histc(x, **kwargs))
+
+
+# name: (values, keyword arguments of histc)
+HISTC_ERROR_CASES = {
+    "int64": (torch.tensor([1, 2, 3]), {"bins": 3, "min": 0, "max": 3}),
+    "int32": (torch.tensor([1, 2, 3], dtype=torch.int32), {"bins": 3}),
+    "nan_in_data_range": (torch.tensor([math.nan, 1.0]), {"bins": 3}),
+    "max_below_min": (torch.tensor([1.0, 2.0]), {"bins": 3, "min": 2, "max": 1}),
+    "no_bins": (torch.tensor([1.0, 2.0]), {"bins": 0}),
+}
+
+
+@pytest.mark.parametrize("case", HISTC_ERROR_CASES)
+def test_histc_errors_match_cpu(case):
+    """Integer inputs raise NotImplementedError, a bad range RuntimeError, like the CPU."""
+    x, kwargs = HISTC_ERROR_CASES[case]
+    assert run_like_cpu(lambda: torch.histc(x, **kwargs), lambda: torch.histc(x.to(FOO), **kwargs)) is None
 
 
 # ---- unique along a dim ------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Batch, layer and group norm against the CPU, forward values and every input's gradient: training and eval with
-running statistics updated in place (or none), with and without affine parameters, strided and channels-last inputs,
-16-bit inputs with 16-bit or float32 parameters (forward only), and rows long enough that work-items share them.
-Nothing may fall back to the CPU.
+running statistics updated in place (or none), with and without affine parameters, strided and channels-last inputs
+(channels_last results exactly where the CPU's are), 16-bit inputs with 16-bit or float32 parameters (forward only),
+and rows long enough that work-items share them. Nothing may fall back to the CPU.
 """
 
 import copy
@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from conftest import (
     FOO,
     LOW_PRECISION,
+    assert_channels_last_like_cpu,
     assert_close_to_cpu,
     check_forward,
     check_gradients,
@@ -57,6 +58,20 @@ def test_batch_norm_matches_cpu(dtype, shape, training, affine):
 def test_batch_norm_without_running_stats_matches_cpu(shape):
     x = randn(*BATCH_NORM_SHAPES[shape])
     check_gradients(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [x, randn(3), randn(3, seed=2)])
+
+
+@pytest.mark.parametrize("training", [True, False], ids=["training", "eval"])
+def test_batch_norm_of_channels_last_input_is_channels_last_like_cpu(training):
+    """The output and the input's gradient of a channels_last input: channels_last exactly when the CPU's are."""
+    x = (randn(2, 3, 4, 5) * 2 + 1).contiguous(memory_format=torch.channels_last)
+    stats = (None, None) if training else (randn(3, seed=3), randn(3, seed=4).abs() + 0.5)
+
+    def fn(x: Tensor, w: Tensor, b: Tensor, mean: Tensor | None, var: Tensor | None) -> Tensor:
+        return F.batch_norm(x, mean, var, w, b, training=training, eps=1e-4)
+
+    actual, expected = check_gradients(fn, [x, randn(3, seed=1), randn(3, seed=2)], stats)
+    assert expected[0].is_contiguous(memory_format=torch.channels_last)
+    assert_channels_last_like_cpu(actual, expected)
 
 
 @pytest.mark.parametrize("momentum", [0.1, 0.5, None], ids=["momentum_0.1", "momentum_0.5", "cumulative"])

@@ -1,6 +1,7 @@
 """Pooling and resizing against the CPU: max_pool2d's values bit for bit and its indices (ties, NaN and infinities,
 every dtype, strided and unbatched inputs), avg_pool2d, adaptive average and max pooling, and nearest and bilinear
-interpolate, each with its input's gradient. Nothing may fall back to the CPU.
+interpolate, each with its input's gradient; channels_last outputs exactly where the CPU's are. Nothing may fall back
+to the CPU.
 """
 
 import math
@@ -8,7 +9,18 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import FLOAT_DTYPES, FOO, INT_DTYPES, assert_exact, check_gradients, dtype_id, on, randn
+from conftest import (
+    FLOAT_DTYPES,
+    FOO,
+    INT_DTYPES,
+    assert_channels_last_like_cpu,
+    assert_exact,
+    check_forward,
+    check_gradients,
+    dtype_id,
+    on,
+    randn,
+)
 
 pytestmark = pytest.mark.usefixtures("no_fallback")
 
@@ -127,6 +139,26 @@ def test_adaptive_pooling_and_gradients_match_cpu(output_size):
         F.adaptive_max_pool2d(x.to(FOO), output_size, return_indices=True)[1].cpu(),
         F.adaptive_max_pool2d(x, output_size, return_indices=True)[1],
     )
+
+
+# ---- channels_last inputs --------------------------------------------------------------------------------------------
+
+# Output sizes other than 1 x 1, whose outputs are both contiguous and channels_last.
+CHANNELS_LAST_POOLS = {
+    "max_pool2d": lambda x: F.max_pool2d(x, 3, 2, 1),
+    "max_pool2d_with_indices": lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True),
+    "avg_pool2d": lambda x: F.avg_pool2d(x, 3, 2, 1),
+    "adaptive_avg_pool2d": lambda x: F.adaptive_avg_pool2d(x, (3, 2)),
+    "adaptive_max_pool2d_with_indices": lambda x: F.adaptive_max_pool2d(x, (3, 2), return_indices=True),
+}
+
+
+@pytest.mark.parametrize("name", CHANNELS_LAST_POOLS)
+def test_pooling_of_channels_last_input_is_channels_last_like_cpu(name):
+    """The output (and indices) of a channels_last input: channels_last exactly when the CPU's is, values equal."""
+    x = randn(2, 3, 9, 8).contiguous(memory_format=torch.channels_last)
+    actual, expected = check_forward(CHANNELS_LAST_POOLS[name], [x])
+    assert_channels_last_like_cpu(actual, expected)
 
 
 # ---- interpolate -----------------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Reductions and scans against the CPU: one table of operators run over every dim choice (none, each dim,
 negative dims, all dims, pairs), keepdim, layout and dtype; then out=, empty inputs, ties and NaN in the
-arg-reductions, and inputs big enough for the two-pass and column kernels. No test may fall back to the CPU.
+arg-reductions and in median and nanmedian, and inputs big enough for the two-pass and column kernels. No test may
+fall back to the CPU.
 """
 
 import math
@@ -349,6 +350,48 @@ def test_arg_reductions_pick_the_first_tie_and_nan():
     assert x.argmin(1).tolist() == [5, 0, 3, 0, 2]
     assert x.max(1).indices.tolist() == [1, 0, 3, 0, 3]
     assert x.argmax().item() == 6
+
+
+# Rows and columns without ties among their numbers (the CPU's index of a tied median depends on its partial
+# sort): a NaN first, in the middle, last, twice, and none; infinities.
+MEDIAN_ROWS = [
+    [NAN, 2.0, -1.0, 5.0, 0.5, 3.0],
+    [4.0, -2.0, NAN, 1.0, NAN, 0.0],
+    [1.5, -3.0, 2.5, 0.0, 6.0, NAN],
+    [-INF, 1.0, INF, 2.0, -0.5, 3.5],
+    [0.25, -0.75, 8.0, -4.0, 2.0, 1.0],
+]
+EXACT = {dtype: {"rtol": 0, "atol": 0} for dtype in FLOAT_DTYPES}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dtype_id)
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_median_with_nan_matches_cpu(name, dtype):
+    """median: NaN wherever there is one, with the index of the first; nanmedian: the lower median of the numbers."""
+    fn = getattr(torch, name)
+    x = torch.tensor(MEDIAN_ROWS, dtype=dtype)
+    for call in (fn, lambda t: fn(t, 0), lambda t: fn(t, 1), lambda t: fn(t, -1, keepdim=True)):
+        outcome = run_like_cpu(lambda: call(x), lambda: call(x.to(FOO)))  # noqa: B023 (called at once)
+        assert outcome is not None, "both devices raised"
+        assert_close_to_cpu(*outcome, EXACT)
+    rows = fn(x.to(FOO), 1)
+    if name == "median":
+        assert rows.indices.tolist() == [0, 2, 5, 1, 0]
+    else:
+        assert rows.values.tolist() == [2.0, 0.0, 1.5, 1.0, 0.25]
+
+
+@pytest.mark.parametrize("length", [3, 8])
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_median_of_all_nan_rows_matches_cpu(name, length):
+    """Rows of NaN only (and one of numbers): NaN, and the CPU's index; all of a tensor of NaN only: NaN."""
+    fn = getattr(torch, name)
+    x = torch.full((3, length), NAN)
+    x[1] = torch.arange(length) * 0.5 - 1
+    for call in (lambda t: fn(t, 1), lambda t: fn(t[::2])):
+        outcome = run_like_cpu(lambda: call(x), lambda: call(x.to(FOO)))  # noqa: B023 (called at once)
+        assert outcome is not None, "both devices raised"
+        assert_close_to_cpu(*outcome, EXACT)
 
 
 # ---- big inputs ----------------------------------------------------------------------------------------

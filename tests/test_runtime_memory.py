@@ -192,7 +192,9 @@ def test_memory_snapshot_lists_segments_and_blocks_like_cuda():
         addresses = [b["address"] for b in segment["blocks"]]
         assert addresses == sorted(addresses) and addresses[0] == segment["address"]
         assert sum(b["size"] for b in segment["blocks"]) == segment["total_size"]
-        assert segment["allocated_size"] == sum(b["size"] for b in segment["blocks"] if b["state"] == "active_allocated")
+        assert segment["allocated_size"] == sum(
+            b["size"] for b in segment["blocks"] if b["state"] == "active_allocated"
+        )
     assert sum(s["total_size"] for s in segments) == torch.foo.memory_reserved(0)
     address = small.data_ptr()
     del small, tensor
