@@ -142,7 +142,7 @@ Tensor adaptive_avg_pool2d(const Tensor& self, c10::IntArrayRef output_size) {
   shape[shape.size() - 1] = output_size[1];
   Tensor out = at::empty(shape, self.options());
   launch::launch_adaptive_avg_pool2d(self.contiguous(), out);
-  return out;
+  return out.contiguous(self.suggest_memory_format());  // channels_last in, channels_last out, as CPU
 }
 
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
