@@ -1,10 +1,11 @@
-// Cumulative operators along one dim: cumsum, cumprod, and the helpers behind cummax and cummin
-// (launch/Scan).
+// Cumulative operators along one dim: cumsum, cumprod, logcumsumexp, and the helpers behind cummax
+// and cummin (launch/Scan).
 #include "aten/Structured.h"
 #include "launch/Scan.h"
 
 #include <ATen/ops/cumprod_meta.h>
 #include <ATen/ops/cumsum_meta.h>
+#include <ATen/ops/empty_like.h>
 
 namespace foo_cl::aten {
 namespace {
@@ -13,6 +14,23 @@ using at::Tensor;
 
 void cum_extremum_helper(const Tensor& self, Tensor& values, Tensor& indices, int64_t dim, launch::Scan scan) {
   launch::launch_scan(scan, self.to(values.scalar_type()), values, indices, dim);
+}
+
+Tensor& logcumsumexp_out(const Tensor& self, int64_t dim, Tensor& out) {
+  if (self.is_complex()) {  // no complex scan kernel
+    detail::run_fallback_on("_logcumsumexp.out", self, dim, out);
+    return out;
+  }
+  TORCH_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(self.scalar_type()), "\"logcumsumexp_out_cpu\" not implemented for '",
+                              c10::toString(self.scalar_type()), "'");
+  at::native::resize_output(out, self.sizes());
+  launch::launch_scan(launch::Scan::kLogcumsumexp, self, out, Tensor(), dim);
+  return out;
+}
+
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  Tensor out = at::empty_like(self, at::MemoryFormat::Contiguous);
+  return logcumsumexp_out(self, dim, out);
 }
 
 }  // namespace
@@ -30,6 +48,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
       [](Cumprod& op, const Tensor& self, int64_t dim, std::optional<at::ScalarType>) {
         launch::launch_scan(launch::Scan::kCumprod, self, op.maybe_get_output(0), Tensor(), dim);
       });
+  m.impl("_logcumsumexp", logcumsumexp);
+  m.impl("_logcumsumexp.out", logcumsumexp_out);
   m.impl("_cummax_helper", [](const Tensor& self, Tensor& values, Tensor& indices, int64_t dim) {
     cum_extremum_helper(self, values, indices, dim, launch::Scan::kCummax);
   });

@@ -27,7 +27,7 @@
 #include <ATen/ops/cumsum.h>
 #include <ATen/ops/diff.h>
 #include <ATen/ops/masked_select.h>
-#include <ATen/ops/mode.h>
+#include <ATen/ops/ones_like.h>
 #include <ATen/ops/nonzero.h>
 #include <ATen/ops/ne.h>
 #include <ATen/ops/ones.h>
@@ -240,11 +240,35 @@ Tensor bucketize_scalar(const c10::Scalar& self, const Tensor& boundaries, bool 
                           right);
 }
 
-// mode's out= overload is composite in ATen and accepts only CPU, CUDA and XPU tensors: foo runs
-// the functional mode (the CPU fallback) and copies the results.
+// The most frequent value of each slice along `dim` (the smallest of equally frequent ones) and the
+// last position it occurs at, as CPU: the longest run of the stably sorted slice, first among equals.
+std::tuple<Tensor, Tensor> most_frequent(const Tensor& self, int64_t dim, bool keepdim) {
+  const c10::DeviceGuard guard(self.device());
+  const bool zero_dim = self.dim() == 0;
+  const Tensor x = zero_dim ? self.unsqueeze(0) : self;
+  dim = at::maybe_wrap_dim(dim, x.dim());
+  TORCH_CHECK(x.size(dim) > 0, "mode(): Expected reduction dim ", dim, " to have non-zero size.");
+  const auto [sorted, order] = at::sort(x.movedim(dim, -1), /*stable=*/true, -1, /*descending=*/false);
+  const int64_t n = sorted.size(-1);
+  const Tensor positions = at::arange(n, order.options()).expand(order.sizes());
+  const Tensor changes = sorted.narrow(-1, 1, n - 1).ne(sorted.narrow(-1, 0, n - 1));
+  const Tensor edge = at::ones_like(sorted.narrow(-1, 0, 1), at::kBool);
+  const Tensor starts = at::cat({edge, changes}, -1), ends = at::cat({changes, edge}, -1);
+  // A run's length, counted at its last element.
+  const Tensor run_start = std::get<0>(at::where(starts, positions, 0).cummax(-1));
+  const Tensor lengths = at::where(ends, positions - run_start + 1, 0);
+  const Tensor at_mode = lengths.argmax(-1, /*keepdim=*/true);
+  Tensor values = sorted.gather(-1, at_mode).movedim(-1, dim), indices = order.gather(-1, at_mode).movedim(-1, dim);
+  if (!keepdim || zero_dim) {
+    values = values.squeeze(dim);
+    indices = indices.squeeze(dim);
+  }
+  return {values, indices};
+}
+
 std::tuple<Tensor&, Tensor&> mode_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
                                       Tensor& indices) {
-  const auto [mode_values, mode_indices] = at::mode(self, dim, keepdim);
+  const auto [mode_values, mode_indices] = most_frequent(self, dim, keepdim);
   at::native::resize_output(values, mode_values.sizes());
   at::native::resize_output(indices, mode_indices.sizes());
   values.copy_(mode_values);
@@ -349,6 +373,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("kthvalue.values", kthvalue_out);
   register_structured_with_self<at::meta::structured_isin_Tensor_Tensor, const Tensor&, bool, bool>(
       m, "isin.Tensor_Tensor", nullptr, "isin.Tensor_Tensor_out", isin_kernel);
+  m.impl("mode", most_frequent);
   m.impl("mode.values", mode_out);
   m.impl("_unique2", unique2);
   m.impl("_unique", unique);

@@ -16,6 +16,8 @@ const char* scan_option(Scan scan) {
       return "-DCUMSUM";
     case Scan::kCumprod:
       return "-DCUMPROD";
+    case Scan::kLogcumsumexp:
+      return "-DLOGCUMSUMEXP";
     case Scan::kCummax:
       return "-DCUMMAX";
     case Scan::kCummin:

@@ -1,4 +1,4 @@
-// The scan launcher (kernels_cl/scan/scan.cl): cumulative sums, products, maxima and minima along
+// The scan launcher (kernels_cl/scan/scan.cl): cumulative sums, products, log-sum-exps, maxima and minima along
 // one dim, a work-item per row of the contiguous [outer, dim, inner] view; half and bfloat16 compute
 // in float. Results may have any layout (written densely, then copied in).
 #pragma once
@@ -7,7 +7,7 @@
 
 namespace foo_cl::launch {
 
-enum class Scan { kCumsum, kCumprod, kCummax, kCummin };
+enum class Scan { kCumsum, kCumprod, kLogcumsumexp, kCummax, kCummin };
 
 // Scans `self` into `out` (self is read in out's dtype); kCummax and kCummin also write the
 // positions of the running extrema to `indices` (int64). Raises on a device whose driver ends a

@@ -1,7 +1,18 @@
 // scan/scan: inclusive scans along one dim of contiguous tensors viewed as [outer, D, inner]:
-// CUMSUM, CUMPROD, and CUMMAX/CUMMIN with int64 indices (ties and NaNs move the index forward, as
-// CPU PyTorch). A work-item walks one row in order. Build options: IN0, OUT, COMPUTE and the scan.
+// CUMSUM, CUMPROD, LOGCUMSUMEXP, and CUMMAX/CUMMIN with int64 indices (ties and NaNs move the index
+// forward, as CPU PyTorch). A work-item walks one row in order. Build options: IN0, OUT, COMPUTE and
+// the scan.
 #include "compute.clh"
+
+#ifdef LOGCUMSUMEXP
+// log(exp(x) + exp(y)) as CPU's _log_add_exp_helper (std::min/std::max keep x when x is NaN).
+inline ct foo_log_add_exp(ct x, ct y) {
+  const ct low = isnan(y) ? y : (y < x ? y : x);
+  const ct high = isnan(y) ? y : (x < y ? y : x);
+  if (low != high || isfinite(low)) return log1p(exp(low - high)) + high;
+  return x;  // equal infinities
+}
+#endif
 
 typedef FOO_STORAGE(IN0) in_t;
 typedef FOO_STORAGE(OUT) out_t;
@@ -22,6 +33,8 @@ __kernel void scan_contig(__global char* out, ulong out_offset, __global char* i
       acc = d == 0 ? v : acc + v;
 #elif defined(CUMPROD)
       acc = d == 0 ? v : acc * v;
+#elif defined(LOGCUMSUMEXP)
+      acc = d == 0 ? v : foo_log_add_exp(acc, v);
 #else
 #ifdef CUMMIN
       const bool better = v <= acc;
