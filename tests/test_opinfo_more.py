@@ -23,7 +23,7 @@ MORE_OPINFO_NAMES = set(
     repeat_interleave nonzero_static index_reduce linalg.cross cross nn.functional.pad nn.functional.glu
     nn.functional.prelu nn.functional.hardshrink nn.functional.softshrink nn.functional.max_unpool1d
     nn.functional.max_unpool2d nn.functional.max_unpool3d nn.functional.batch_norm sgn unique_consecutive index_fill
-    frexp nn.functional.interpolate.linear angle polar complex mode logcumsumexp
+    frexp nn.functional.interpolate.linear angle polar complex mode logcumsumexp cdist nn.functional.pdist
     """.split()  # noqa: SIM905
 )
 # Special functions: float32 and float64 only (integer inputs promote to float32 through the same kernels, and
