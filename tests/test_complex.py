@@ -89,6 +89,7 @@ UNARY = {
     "real": lambda t: t.real * 1,
     "imag": lambda t: t.imag * 1,
     "view_as_real": lambda t: torch.view_as_real(t) * 1,
+    "isnan": torch.isnan,
 }
 BINARY = {
     "add": torch.add,
@@ -99,6 +100,8 @@ BINARY = {
     "mul_real": lambda a, b: a * b.real,
     "div_by_real": lambda a, b: a / b.imag,
     "real_times_complex": lambda a, b: a.real * b,
+    "where": lambda a, b: torch.where(a.real > 0, a, b),
+    "masked_fill": lambda a, b: a.masked_fill(b.real > 0, 1 - 2j),
 }
 
 
