@@ -1,7 +1,7 @@
 """The CPU fallback for operators without a foo kernel: modes, counts, warnings, in-place and out=
 semantics, every layout, and a whole training step matching the CPU.
 
-NOTE: the tests use igamma, igammac and kthvalue because foo-cl has no kernels for them; when one
+NOTE: the tests use gcd, lcm and linalg.slogdet because foo-cl has no kernels for them; when one
 gets a kernel, replace it here with another operator that still falls back.
 """
 
@@ -42,14 +42,14 @@ def test_unknown_mode_is_rejected(fallback_mode):
 
 
 def test_counts_each_operator_run_on_the_cpu():
-    a = torch.ones(3, device=FOO)
+    a = torch.ones(3, dtype=torch.int64, device=FOO)
     torch.foo.reset_fallback_counts()
-    torch.igamma(a, a)
-    torch.igamma(a, a)
-    torch.kthvalue(a, 2)
+    torch.gcd(a, a)
+    torch.gcd(a, a)
+    torch.linalg.slogdet(torch.eye(2, device=FOO))
     counts = torch.foo.fallback_counts()
-    assert counts["aten::igamma.out"] == 2
-    assert counts["aten::kthvalue.values"] == 1
+    assert counts["aten::gcd.out"] == 2
+    assert counts["aten::_linalg_slogdet.sign"] == 1
     torch.foo.reset_fallback_counts()
     assert torch.foo.fallback_counts() == {}
 
@@ -68,27 +68,27 @@ def test_native_kernels_do_not_fall_back():
 
 def test_warn_mode_warns_once_per_operator(fallback_mode):
     fallback_mode("warn")  # also forgets which operators already warned
-    a = torch.ones(3, device=FOO)
-    with pytest.warns(UserWarning, match="aten::igamma.out"):
-        torch.igamma(a, a)
-    with no_warnings_matching("aten::igamma.out"):
-        torch.igamma(a, a)
-    with pytest.warns(UserWarning, match="aten::igammac.out"):
-        torch.igammac(a, a)
+    a = torch.ones(3, dtype=torch.int64, device=FOO)
+    with pytest.warns(UserWarning, match="aten::gcd.out"):
+        torch.gcd(a, a)
+    with no_warnings_matching("aten::gcd.out"):
+        torch.gcd(a, a)
+    with pytest.warns(UserWarning, match="aten::lcm.out"):
+        torch.lcm(a, a)
 
 
 def test_silent_mode_does_not_warn(fallback_mode):
     fallback_mode("silent")
-    a = torch.ones(3, device=FOO)
+    a = torch.ones(3, dtype=torch.int64, device=FOO)
     with no_warnings_matching("foo-cl"):
-        torch.igamma(a, a)
+        torch.gcd(a, a)
 
 
 def test_error_mode_raises_naming_the_operator(fallback_mode):
     fallback_mode("error")
-    a = torch.ones(2, 2, device=FOO)
-    with pytest.raises(NotImplementedError, match="aten::igamma"):
-        torch.igamma(a, a)
+    a = torch.ones(2, 2, dtype=torch.int64, device=FOO)
+    with pytest.raises(NotImplementedError, match="aten::gcd"):
+        torch.gcd(a, a)
 
 
 def test_error_mode_still_runs_native_kernels(fallback_mode):
@@ -105,79 +105,75 @@ def test_error_mode_still_runs_native_kernels(fallback_mode):
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_fallback_op_matches_cpu_on_every_layout(layout):
     base_shape, view = LAYOUTS[layout]
-    a, b = make_tensor(base_shape, torch.float32, seed=1), make_tensor(base_shape, torch.float32, seed=2)
-    got = torch.igamma(view(a.to(FOO)), view(b.to(FOO)))
+    a, b = make_tensor(base_shape, torch.int64, seed=1), make_tensor(base_shape, torch.int64, seed=2)
+    got = torch.gcd(view(a.to(FOO)), view(b.to(FOO)))
     assert got.device == FOO
-    # NOTE: CPU's igamma rounds differently on strided and contiguous inputs, so not bit-exact.
-    torch.testing.assert_close(got.cpu(), torch.igamma(view(a), view(b)), equal_nan=True)
+    assert_exact(got.cpu(), torch.gcd(view(a), view(b)))
 
 
 def test_fallback_broadcasts_like_cpu():
-    a, b = make_tensor((4, 1, 3), torch.float32), make_tensor((5, 1), torch.float32)
-    got = torch.igamma(a.to(FOO), b.to(FOO))
+    a, b = make_tensor((4, 1, 3), torch.int64), make_tensor((5, 1), torch.int64)
+    got = torch.gcd(a.to(FOO), b.to(FOO))
     assert got.shape == (4, 5, 3)
-    assert_exact(got.cpu(), torch.igamma(a, b))
+    assert_exact(got.cpu(), torch.gcd(a, b))
 
 
 def test_in_place_op_mutates_the_same_memory():
-    base, other = make_tensor((4, 5), torch.float32, seed=1), make_tensor((4, 5), torch.float32, seed=2)
+    base, other = make_tensor((4, 5), torch.int64, seed=1), make_tensor((4, 5), torch.int64, seed=2)
     a = base.to(FOO)
     row = a[2]
     ptr = a.data_ptr()
-    assert a.igamma_(other.to(FOO)) is a
+    assert a.gcd_(other.to(FOO)) is a
     assert a.data_ptr() == ptr
-    assert_exact(a.cpu(), torch.igamma(base, other))
-    assert_exact(row.cpu(), torch.igamma(base[2], other[2]))
+    assert_exact(a.cpu(), torch.gcd(base, other))
+    assert_exact(row.cpu(), torch.gcd(base[2], other[2]))
 
 
 @pytest.mark.parametrize("layout", ["transposed", "sliced", "rank10"])
 def test_in_place_op_on_a_view_updates_only_the_view(layout):
     base_shape, view = LAYOUTS[layout]
-    base = make_tensor(base_shape, torch.float32)
+    base = make_tensor(base_shape, torch.int64)
     expected = base.clone()
-    # NOTE: CPU's igamma differs in the last ulp between its vectorised and scalar loops, and which
-    # elements take which loop depends on the layout and thread count: the reference is computed on
-    # the view's values in a fresh tensor, as the fallback computes them.
-    view(expected).copy_(view(base).clone().igamma_(torch.tensor(3.0)))
+    view(expected).gcd_(torch.tensor(6))
 
     on_foo = base.to(FOO)
-    view(on_foo).igamma_(torch.tensor(3.0, device=FOO))
+    view(on_foo).gcd_(torch.tensor(6, device=FOO))
     assert_exact(on_foo.cpu(), expected)
 
 
 def test_out_argument_is_written_in_place():
-    a, b = make_tensor((3, 4), torch.float32, seed=1), make_tensor((3, 4), torch.float32, seed=2)
-    out = torch.empty(3, 4, device=FOO)
+    a, b = make_tensor((3, 4), torch.int64, seed=1), make_tensor((3, 4), torch.int64, seed=2)
+    out = torch.empty(3, 4, dtype=torch.int64, device=FOO)
     ptr = out.data_ptr()
-    result = torch.igamma(a.to(FOO), b.to(FOO), out=out)
+    result = torch.gcd(a.to(FOO), b.to(FOO), out=out)
     assert result is out and out.data_ptr() == ptr
-    assert_exact(out.cpu(), torch.igamma(a, b))
+    assert_exact(out.cpu(), torch.gcd(a, b))
 
 
 def test_out_argument_that_is_a_view_writes_through():
-    a, b = make_tensor((4, 3), torch.float32, seed=1), make_tensor((4, 3), torch.float32, seed=2)
-    base = torch.zeros(3, 8, device=FOO)
-    torch.igamma(a.to(FOO), b.to(FOO), out=base[:, ::2].t())
-    expected = torch.zeros(3, 8)
-    expected[:, ::2] = torch.igamma(a, b).t()
+    a, b = make_tensor((4, 3), torch.int64, seed=1), make_tensor((4, 3), torch.int64, seed=2)
+    base = torch.zeros(3, 8, dtype=torch.int64, device=FOO)
+    torch.gcd(a.to(FOO), b.to(FOO), out=base[:, ::2].t())
+    expected = torch.zeros(3, 8, dtype=torch.int64)
+    expected[:, ::2] = torch.gcd(a, b).t()
     assert_exact(base.cpu(), expected)
 
 
 def test_empty_out_argument_is_resized():
-    a = make_tensor((2, 5), torch.float64)
-    out = torch.empty(0, dtype=torch.float64, device=FOO)
-    torch.igammac(a.to(FOO), torch.tensor(0.5, dtype=torch.float64, device=FOO), out=out)
+    a = make_tensor((2, 5), torch.int32)
+    out = torch.empty(0, dtype=torch.int32, device=FOO)
+    torch.lcm(a.to(FOO), torch.tensor(6, dtype=torch.int32, device=FOO), out=out)
     assert out.shape == (2, 5) and out.device == FOO
-    assert_exact(out.cpu(), torch.igammac(a, torch.tensor(0.5, dtype=torch.float64)))
+    assert_exact(out.cpu(), torch.lcm(a, torch.tensor(6, dtype=torch.int32)))
 
 
 def test_operator_with_several_outputs_returns_them_on_foo():
-    base = make_tensor((5, 6), torch.float32)
-    values, indices = torch.kthvalue(base.to(FOO), 3, dim=1)
-    expected = torch.kthvalue(base, 3, dim=1)
-    assert values.device == FOO and indices.device == FOO
-    assert_exact(values.cpu(), expected.values)
-    assert_exact(indices.cpu(), expected.indices)
+    base = make_tensor((3, 4, 4), torch.float32)
+    sign, logabsdet = torch.linalg.slogdet(base.to(FOO))
+    expected = torch.linalg.slogdet(base)
+    assert sign.device == FOO and logabsdet.device == FOO
+    assert_exact(sign.cpu(), expected.sign)
+    assert_exact(logabsdet.cpu(), expected.logabsdet)
 
 
 def test_linear_training_step_matches_cpu():
