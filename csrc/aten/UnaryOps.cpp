@@ -62,29 +62,29 @@ at::TensorIterator complex_to_real_op(at::Tensor& out, const at::Tensor& self) {
   return at::TensorIteratorConfig().add_output(out).add_const_input(self).check_all_same_dtype(false).build();
 }
 
-// Ops PyTorch implements without a structured meta: the iterator is built here, as CPU does.
-at::Tensor& abs_out(const at::Tensor& self, at::Tensor& out) {
+// abs and angle: a complex input gives values of its real dtype (computed in complex); a real one
+// goes through the iterator `real_op` builds, as CPU's.
+at::Tensor& real_valued_unary(const at::Tensor& self, at::Tensor& out, const std::string& key,
+                              at::TensorIterator (*real_op)(at::TensorBase&, const at::TensorBase&)) {
   if (self.is_complex()) {
     auto iter = complex_to_real_op(out, self);
-    launch::launch_pointwise(iter, "unary/abs", {}, self.scalar_type());
+    launch::launch_pointwise(iter, key, {}, self.scalar_type());
     return out;
   }
-  auto iter = at::TensorIterator::unary_op(out, self);
-  launch::launch_pointwise(iter, "unary/abs");
+  auto iter = real_op(out, self);
+  launch::launch_pointwise(iter, key);
   return out;
 }
 
-// The argument of complex values (in their real dtype); pi or 0 by sign for real ones, integers
-// promoted to the default float dtype.
+// Ops PyTorch implements without a structured meta: the iterator is built here, as CPU does.
+at::Tensor& abs_out(const at::Tensor& self, at::Tensor& out) {
+  return real_valued_unary(self, out, "unary/abs", at::TensorIterator::unary_op);
+}
+
+// The argument of complex values; pi or 0 by sign for real ones, integers promoted to the default
+// float dtype.
 at::Tensor& angle_out(const at::Tensor& self, at::Tensor& out) {
-  if (self.is_complex()) {
-    auto iter = complex_to_real_op(out, self);
-    launch::launch_pointwise(iter, "unary/angle", {}, self.scalar_type());
-    return out;
-  }
-  auto iter = at::TensorIterator::unary_float_op(out, self);
-  launch::launch_pointwise(iter, "unary/angle");
-  return out;
+  return real_valued_unary(self, out, "unary/angle", at::TensorIterator::unary_float_op);
 }
 
 at::Tensor angle(const at::Tensor& self) {
