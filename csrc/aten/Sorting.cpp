@@ -240,6 +240,16 @@ Tensor bucketize_scalar(const c10::Scalar& self, const Tensor& boundaries, bool 
                           right);
 }
 
+// Writes an operator's (values, indices) results into its out= tensors, resized to fit.
+std::tuple<Tensor&, Tensor&> write_out(const std::tuple<Tensor, Tensor>& results, Tensor& values, Tensor& indices) {
+  const auto& [v, i] = results;
+  at::native::resize_output(values, v.sizes());
+  at::native::resize_output(indices, i.sizes());
+  values.copy_(v);
+  indices.copy_(i);
+  return {values, indices};
+}
+
 // The most frequent value of each slice along `dim` (the smallest of equally frequent ones) and the
 // last position it occurs at, as CPU: the longest run of the stably sorted slice, first among equals.
 std::tuple<Tensor, Tensor> most_frequent(const Tensor& self, int64_t dim, bool keepdim) {
@@ -268,12 +278,7 @@ std::tuple<Tensor, Tensor> most_frequent(const Tensor& self, int64_t dim, bool k
 
 std::tuple<Tensor&, Tensor&> mode_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
                                       Tensor& indices) {
-  const auto [mode_values, mode_indices] = most_frequent(self, dim, keepdim);
-  at::native::resize_output(values, mode_values.sizes());
-  at::native::resize_output(indices, mode_indices.sizes());
-  values.copy_(mode_values);
-  indices.copy_(mode_indices);
-  return {values, indices};
+  return write_out(most_frequent(self, dim, keepdim), values, indices);
 }
 
 // The element at sorted position `position` (a tensor of positions, size 1 along `dim`) of each
@@ -313,12 +318,7 @@ std::tuple<Tensor, Tensor> median_along(const Tensor& self, int64_t dim, bool ke
 template <bool IgnoreNan>
 std::tuple<Tensor&, Tensor&> median_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
                                             Tensor& indices) {
-  const auto [v, i] = median_along(self, dim, keepdim, IgnoreNan);
-  at::native::resize_output(values, v.sizes());
-  at::native::resize_output(indices, i.sizes());
-  values.copy_(v);
-  indices.copy_(i);
-  return {values, indices};
+  return write_out(median_along(self, dim, keepdim, IgnoreNan), values, indices);
 }
 
 template <bool IgnoreNan>
@@ -336,12 +336,8 @@ std::tuple<Tensor&, Tensor&> kthvalue_out(const Tensor& self, int64_t k, int64_t
   TORCH_CHECK(k >= 1 && k <= x.size(dim), "kthvalue(): selected number k out of range for dimension ", dim);
   std::vector<int64_t> shape = x.sizes().vec();
   shape[dim] = 1;
-  const auto [v, i] = sorted_element(x, dim, at::full(shape, k - 1, x.options().dtype(at::kLong)), keepdim, zero_dim);
-  at::native::resize_output(values, v.sizes());
-  at::native::resize_output(indices, i.sizes());
-  values.copy_(v);
-  indices.copy_(i);
-  return {values, indices};
+  return write_out(sorted_element(x, dim, at::full(shape, k - 1, x.options().dtype(at::kLong)), keepdim, zero_dim),
+                   values, indices);
 }
 
 // Whether each element is among the test elements: a search of the sorted test elements (in the
