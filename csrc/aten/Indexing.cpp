@@ -2,6 +2,7 @@
 // deterministically; max_norm rescales rows), masked_select, masked_scatter_ and nonzero (a running
 // count of the selected elements gives each its slot), advanced indexing (indexed dims merged into
 // one, then index_select, scatter or scatter_add along it), tril and triu.
+#include "aten/Out.h"
 #include "launch/Index.h"
 #include "launch/Launch.h"
 
@@ -268,8 +269,7 @@ Tensor& index_out(const Tensor& self, const c10::List<std::optional<Tensor>>& in
     for (int64_t i = 0; i < k; ++i) from[i] = i, to[i] = m.place + i;
     result = result.movedim(from, to);
   }
-  at::native::resize_output(out, result.sizes());
-  return out.copy_(result);
+  return write_out(result, out);
 }
 
 Tensor index(const Tensor& self, const c10::List<std::optional<Tensor>>& indices) {

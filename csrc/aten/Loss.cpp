@@ -1,6 +1,7 @@
 // Losses: nll_loss and nll_loss2d (and so cross_entropy) forward and backward over [n, classes] inputs
 // (launch/Loss, PyTorch's structured meta functions for checks and shapes), and the elementwise
 // losses (mse, smooth_l1, huber, binary_cross_entropy) composed of foo kernels.
+#include "aten/Out.h"
 #include "aten/Structured.h"
 #include "launch/Dtypes.h"
 #include "launch/Loss.h"
@@ -173,18 +174,13 @@ Tensor reduced_grad(const Tensor& grad_output, const Tensor& input, int64_t redu
   return reduction == at::Reduction::Mean ? grad_output / static_cast<double>(input.numel()) : grad_output;
 }
 
-Tensor& into(Tensor& out, const Tensor& result) {
-  at::native::resize_output(out, result.sizes());
-  return out.copy_(result);
-}
-
 Tensor mse(const Tensor& input, const Tensor& target, int64_t reduction) {
   const Tensor diff = input - target;
   return reduce(diff * diff, reduction);
 }
 
 Tensor& mse_out(const Tensor& input, const Tensor& target, int64_t reduction, Tensor& out) {
-  return into(out, mse(input, target, reduction));
+  return write_out(mse(input, target, reduction), out);
 }
 
 Tensor mse_backward(const Tensor& grad_output, const Tensor& input, const Tensor& target, int64_t reduction) {
@@ -193,7 +189,7 @@ Tensor mse_backward(const Tensor& grad_output, const Tensor& input, const Tensor
 
 Tensor& mse_backward_out(const Tensor& grad_output, const Tensor& input, const Tensor& target,
                               int64_t reduction, Tensor& grad_input) {
-  return into(grad_input, mse_backward(grad_output, input, target, reduction));
+  return write_out(mse_backward(grad_output, input, target, reduction), grad_input);
 }
 
 // beta == 0 is the l1 loss, as CPU.
@@ -205,14 +201,14 @@ Tensor smooth_l1(const Tensor& input, const Tensor& target, int64_t reduction, d
 }
 
 Tensor& smooth_l1_out(const Tensor& input, const Tensor& target, int64_t reduction, double beta, Tensor& out) {
-  return into(out, smooth_l1(input, target, reduction, beta));
+  return write_out(smooth_l1(input, target, reduction, beta), out);
 }
 
 Tensor& smooth_l1_backward_out(const Tensor& grad_output, const Tensor& input, const Tensor& target,
                                     int64_t reduction, double beta, Tensor& grad_input) {
   const Tensor diff = input - target;
   const Tensor slope = beta == 0 ? diff.sign() : at::where(diff.abs().lt(beta), diff / beta, diff.sign());
-  return into(grad_input, slope * reduced_grad(grad_output, input, reduction));
+  return write_out(slope * reduced_grad(grad_output, input, reduction), grad_input);
 }
 
 Tensor smooth_l1_backward(const Tensor& grad_output, const Tensor& input, const Tensor& target,
@@ -228,13 +224,13 @@ Tensor huber(const Tensor& input, const Tensor& target, int64_t reduction, doubl
 }
 
 Tensor& huber_out(const Tensor& input, const Tensor& target, int64_t reduction, double delta, Tensor& out) {
-  return into(out, huber(input, target, reduction, delta));
+  return write_out(huber(input, target, reduction, delta), out);
 }
 
 Tensor& huber_backward_out(const Tensor& grad_output, const Tensor& input, const Tensor& target,
                                 int64_t reduction, double delta, Tensor& grad_input) {
   const Tensor diff = input - target;
-  return into(grad_input, diff.clamp(-delta, delta) * reduced_grad(grad_output, input, reduction));
+  return write_out(diff.clamp(-delta, delta) * reduced_grad(grad_output, input, reduction), grad_input);
 }
 
 // As CPU: inputs must lie in [0, 1] (one wait for the device) and each log is clamped at -100.
@@ -252,7 +248,7 @@ Tensor bce(const Tensor& input, const Tensor& target, const std::optional<Tensor
 
 Tensor& bce_out(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                                  int64_t reduction, Tensor& out) {
-  return into(out, bce(input, target, weight, reduction));
+  return write_out(bce(input, target, weight, reduction), out);
 }
 
 Tensor bce_backward(const Tensor& grad_output, const Tensor& input, const Tensor& target,
@@ -265,7 +261,7 @@ Tensor bce_backward(const Tensor& grad_output, const Tensor& input, const Tensor
 Tensor& bce_backward_out(const Tensor& grad_output, const Tensor& input, const Tensor& target,
                                           const std::optional<Tensor>& weight, int64_t reduction,
                                           Tensor& grad_input) {
-  return into(grad_input, bce_backward(grad_output, input, target, weight, reduction));
+  return write_out(bce_backward(grad_output, input, target, weight, reduction), grad_input);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Reflection and replication padding (1-d, 2-d and 3-d), forward and backward, as gathers along
 // each padded dim: the output's positions read input positions from an index built on the host
 // (foo's index_select), and the gradient flows back through the same indices (index_add).
+#include "aten/Out.h"
+
 #include <ATen/core/Tensor.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
@@ -90,8 +92,7 @@ Tensor pad_functional(const Tensor& self, c10::IntArrayRef padding) {
 template <int64_t Dims, Mode M>
 Tensor& pad_out(const Tensor& self, c10::IntArrayRef padding, Tensor& out) {
   const Tensor result = pad(self, padding, Dims, M);
-  at::native::resize_output(out, result.sizes());
-  return out.copy_(result);
+  return write_out(result, out);
 }
 
 template <int64_t Dims, Mode M>

@@ -3,6 +3,7 @@
 // values or slices (boundaries of equal runs; NaNs stay distinct, as on CPU), and searchsorted and
 // bucketize (kernels_cl/sort/searchsorted.cl, with CPU's argument checks); median, nanmedian and
 // kthvalue as an element of the sorted slices, isin as a search of the sorted test elements.
+#include "aten/Out.h"
 #include "aten/Structured.h"
 #include "launch/Sort.h"
 
@@ -238,16 +239,6 @@ Tensor bucketize_tensor(const Tensor& self, const Tensor& boundaries, bool out_i
 Tensor bucketize_scalar(const c10::Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
   return bucketize_tensor(at::native::searchsorted_scalar_tensor(self, boundaries.device()), boundaries, out_int32,
                           right);
-}
-
-// Writes an operator's (values, indices) results into its out= tensors, resized to fit.
-std::tuple<Tensor&, Tensor&> write_out(const std::tuple<Tensor, Tensor>& results, Tensor& values, Tensor& indices) {
-  const auto& [v, i] = results;
-  at::native::resize_output(values, v.sizes());
-  at::native::resize_output(indices, i.sizes());
-  values.copy_(v);
-  indices.copy_(i);
-  return {values, indices};
 }
 
 // The most frequent value of each slice along `dim` (the smallest of equally frequent ones) and the

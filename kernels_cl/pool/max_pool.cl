@@ -1,0 +1,92 @@
+// pool/max_pool: 2-d and 3-d max pooling over volumes [planes, depth, height, width] (contiguous;
+// depth 1 for 2-d). Forward: each output takes its window's maximum and its position
+// (z * height + y) * width + x (ties keep the first, NaN wins, as CPU). Backward: each input
+// element gathers the gradients of the outputs whose index is its own position, in CPU's order
+// (no atomics); when windows cannot overlap, each output instead writes its gradient at its index
+// into a zeroed grad_input (an input then belongs to at most one window: no two outputs of the
+// forward share an index). Build options: DT, INDEX_T.
+#include "common.clh"
+
+typedef FOO_STORAGE(DT) st;
+typedef FOO_COMPUTE(DT) ct;
+
+#define FOO_POOL_MAX
+#include "pool/pool.clh"
+
+// The first window position inside the input along one dim (CPU's default index).
+inline long foo_first_inside(long start, long dilation) {
+  while (start < 0) start += dilation;
+  return start;
+}
+
+// The outputs [*first, *last] along one dim whose window can reach input position i:
+// o * stride - pad <= i <= o * stride - pad + (k - 1) * dilation.
+inline void foo_reaching(long i, long k, long stride, long pad, long dilation, long out_size, long* first,
+                         long* last) {
+  *first = max((i + pad - (k - 1) * dilation + stride - 1) / stride, 0L);
+  *last = min((i + pad) / stride, out_size - 1);
+}
+
+__kernel void max_pool_forward(__global const char* input, ulong input_offset, __global char* output,
+                               ulong output_offset, __global char* indices, ulong indices_offset, foo_pool_shape s,
+                               INDEX_T n) {
+  __global const st* in = FOO_PTR(const st, input, input_offset);
+  __global st* out = FOO_PTR(st, output, output_offset);
+  __global long* idx = FOO_PTR(long, indices, indices_offset);
+  FOO_GRID_LOOP(g, n) {
+    ulong plane;
+    long oz, oy, ox;
+    foo_pool_coords(g, s.out_d, s.out_h, s.out_w, &plane, &oz, &oy, &ox);
+    const long z0 = oz * s.sd - s.pd, y0 = oy * s.sh - s.ph, x0 = ox * s.sw - s.pw;
+    const long first = (foo_first_inside(z0, s.dd) * s.height + foo_first_inside(y0, s.dh)) * s.width +
+                       foo_first_inside(x0, s.dw);
+    long best_index;
+    const ct best = foo_window_max(in + plane * s.depth * s.height * s.width, &s, z0, s.kd, s.dd, y0, s.kh, s.dh, x0,
+                                   s.kw, s.dw, first, &best_index);
+    FOO_STORE(DT, out, g, best);
+    idx[g] = best_index;
+  }
+}
+
+__kernel void max_pool_backward(__global const char* grad_output, ulong grad_output_offset,
+                                __global const char* indices, ulong indices_offset, __global char* grad_input,
+                                ulong grad_input_offset, foo_pool_shape s, INDEX_T n) {
+  __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
+  __global const long* idx = FOO_PTR(const long, indices, indices_offset);
+  __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
+  FOO_GRID_LOOP(g, n) {
+    ulong plane;
+    long z, y, x;
+    foo_pool_coords(g, s.depth, s.height, s.width, &plane, &z, &y, &x);
+    const long position = (z * s.height + y) * s.width + x;
+    long oz0, oz1, oy0, oy1, ox0, ox1;
+    foo_reaching(z, s.kd, s.sd, s.pd, s.dd, s.out_d, &oz0, &oz1);
+    foo_reaching(y, s.kh, s.sh, s.ph, s.dh, s.out_h, &oy0, &oy1);
+    foo_reaching(x, s.kw, s.sw, s.pw, s.dw, s.out_w, &ox0, &ox1);
+    const ulong base = plane * s.out_d * s.out_h * s.out_w;
+    ct sum = 0;
+    for (long oz = oz0; oz <= oz1; ++oz) {
+      for (long oy = oy0; oy <= oy1; ++oy) {
+        for (long ox = ox0; ox <= ox1; ++ox) {
+          const ulong o = base + (oz * s.out_h + oy) * s.out_w + ox;
+          if (idx[o] == position) sum += FOO_CONVERT(DT, FOO_LOAD(DT, gout, o));
+        }
+      }
+    }
+    FOO_STORE(DT, gin, g, sum);
+  }
+}
+
+__kernel void max_pool_backward_scatter(__global const char* grad_output, ulong grad_output_offset,
+                                        __global const char* indices, ulong indices_offset, __global char* grad_input,
+                                        ulong grad_input_offset, foo_pool_shape s, INDEX_T n) {
+  __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
+  __global const long* idx = FOO_PTR(const long, indices, indices_offset);
+  __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
+  const ulong volume = s.depth * s.height * s.width;
+  FOO_GRID_LOOP(o, n) {
+    const ulong plane = o / (s.out_d * s.out_h * s.out_w);
+    // NOTE: indices handed to the backward directly could be anything: stay inside the volume.
+    if ((ulong)idx[o] < volume) FOO_STORE(DT, gin, plane * volume + idx[o], FOO_LOAD(DT, gout, o));
+  }
+}
