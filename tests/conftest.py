@@ -249,13 +249,15 @@ def check_forward(fn: Callable[..., object], inputs: list[torch.Tensor], toleran
 
 
 def assert_channels_last_like_cpu(actual: object, expected: object) -> None:
-    """Each 4-d tensor in `actual` (foo's results, as check_forward or check_gradients return them) is
-    channels_last exactly when the CPU's in `expected` is; the structures must match (assert_close_to_cpu)."""
+    """Each 4-d (5-d) tensor in `actual` (foo's results, as check_forward or check_gradients return them) is
+    channels_last (channels_last_3d) exactly when the CPU's in `expected` is; the structures must match
+    (assert_close_to_cpu)."""
+    formats = {4: torch.channels_last, 5: torch.channels_last_3d}
     for a, e in zip(tree_flatten(actual)[0], tree_flatten(expected)[0]):
-        if isinstance(e, torch.Tensor) and e.dim() == 4:
-            on_cpu = e.is_contiguous(memory_format=torch.channels_last)
-            assert a.is_contiguous(memory_format=torch.channels_last) == on_cpu, (
-                f"a {list(e.shape)} result is {'' if on_cpu else 'not '}channels_last on the CPU, "
+        if isinstance(e, torch.Tensor) and e.dim() in formats:
+            on_cpu = e.is_contiguous(memory_format=formats[e.dim()])
+            assert a.is_contiguous(memory_format=formats[e.dim()]) == on_cpu, (
+                f"a {list(e.shape)} result is {'' if on_cpu else 'not '}{formats[e.dim()]} on the CPU, "
                 f"but has strides {a.stride()} on foo"
             )
 

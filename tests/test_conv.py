@@ -1,8 +1,7 @@
-"""Convolutions against the CPU, forward values and every input's gradient: conv1d, conv2d and their transposes
-over strides, padding (numbers, "same", "valid"), dilation and groups; strided, channels-last and unbatched inputs
-(channels_last results exactly where the CPU's are); every float dtype (16-bit ones forward only); and three SGD
-steps of a small convolutional model. 3-d convolutions have no foo kernel and go to the CPU fallback. Nothing else
-may fall back to the CPU.
+"""Convolutions against the CPU, forward values and every input's gradient: conv1d, conv2d, conv3d and their
+transposes over strides, padding (numbers, "same", "valid"), dilation and groups; strided, channels-last and unbatched
+inputs (channels_last and channels_last_3d results exactly where the CPU's are); every float dtype (16-bit ones
+forward only); and three SGD steps of a small convolutional model. Nothing may fall back to the CPU.
 """
 
 import copy
@@ -87,6 +86,36 @@ CONV_TRANSPOSE1D_CASES = {
 }
 
 
+CONV3D_CASES = {
+    "plain": (2, {}),
+    "stride_2": (3, {"stride": 2, "padding": 1}),
+    "padding_same": ((2, 3, 1), {"padding": "same"}),
+    "dilation": (2, {"dilation": (2, 1, 2), "padding": (0, 1, 1)}),
+    "depthwise": (3, {"groups": IN_CHANNELS, "padding": 1}),
+    "everything": ((2, 3, 2), {"stride": (1, 2, 2), "padding": (1, 0, 1), "dilation": (1, 1, 2), "groups": 2}),
+}
+
+CONV_TRANSPOSE3D_CASES = {
+    "plain": (2, {}),
+    "stride_2_output_padding_1": (3, {"stride": 2, "padding": 1, "output_padding": 1}),
+    "dilation": (2, {"dilation": (1, 2, 1), "stride": (2, 1, 1), "output_padding": (1, 0, 0)}),
+    "groups_2": (2, {"groups": 2, "stride": 2}),
+    "everything": ((2, 3, 2), {"stride": (2, 1, 2), "padding": (0, 1, 1), "output_padding": (1, 0, 0), "groups": 2}),
+}
+
+DIMS = {
+    F.conv1d: 1,
+    F.conv_transpose1d: 1,
+    F.conv2d: 2,
+    F.conv_transpose2d: 2,
+    F.conv3d: 3,
+    F.conv_transpose3d: 3,
+}
+TRANSPOSED = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)
+# Positions of the inputs by number of spatial dims.
+POSITIONS = {1: (9,), 2: (7, 6), 3: (5, 4, 6)}
+
+
 def conv_weight(kernel: int | tuple[int, ...], dims: int, groups: int, transposed: bool, dtype: torch.dtype) -> Tensor:
     size = (kernel,) * dims if isinstance(kernel, int) else kernel
     channels = (IN_CHANNELS, OUT_CHANNELS // groups) if transposed else (OUT_CHANNELS, IN_CHANNELS // groups)
@@ -100,11 +129,11 @@ def conv_inputs(
     bias: bool,
     dtype: torch.dtype = torch.float32,
 ) -> tuple[Callable[..., Tensor], list[Tensor]]:
-    """fn(x, weight[, bias]) of one case and its inputs: a batch of 2 with 7 x 6 (or 9) positions."""
+    """fn(x, weight[, bias]) of one case and its inputs: a batch of 2 with POSITIONS positions."""
     kernel, kwargs = cases[name]
-    dims = 2 if functional in (F.conv2d, F.conv_transpose2d) else 1
-    transposed = functional in (F.conv_transpose1d, F.conv_transpose2d)
-    x = randn(2, IN_CHANNELS, *((7, 6) if dims == 2 else (9,)), dtype=dtype)
+    dims = DIMS[functional]
+    transposed = functional in TRANSPOSED
+    x = randn(2, IN_CHANNELS, *POSITIONS[dims], dtype=dtype)
     inputs = [x, conv_weight(kernel, dims, kwargs.get("groups", 1), transposed, dtype)]
     if bias:
         inputs.append(randn(OUT_CHANNELS, dtype=dtype, seed=2))
@@ -125,6 +154,11 @@ def conv_inputs(
             pytest.param(F.conv_transpose1d, CONV_TRANSPOSE1D_CASES, name, id=f"conv_transpose1d-{name}")
             for name in CONV_TRANSPOSE1D_CASES
         ],
+        *[pytest.param(F.conv3d, CONV3D_CASES, name, id=f"conv3d-{name}") for name in CONV3D_CASES],
+        *[
+            pytest.param(F.conv_transpose3d, CONV_TRANSPOSE3D_CASES, name, id=f"conv_transpose3d-{name}")
+            for name in CONV_TRANSPOSE3D_CASES
+        ],
     ],
 )
 def test_convolution_matches_cpu(functional, cases, name, bias):
@@ -132,7 +166,7 @@ def test_convolution_matches_cpu(functional, cases, name, bias):
     check_gradients(fn, inputs)
 
 
-# Views of a [N, C, H, W] (or [N, C, L]) input: (base shape from the target shape, view).
+# Views of a [N, C, H, W] (or [N, C, L], [N, C, D, H, W]) input: (base shape from the target shape, view).
 CONV_LAYOUTS = {
     "contiguous": (lambda s: s, lambda t: t),
     "transposed": (lambda s: (*s[:-2], s[-1], s[-2]), lambda t: t.transpose(-1, -2)),
@@ -150,6 +184,8 @@ CONV_LAYOUTS = {
         pytest.param(F.conv1d, CONV1D_CASES, "everything", id="conv1d"),
         pytest.param(F.conv_transpose2d, CONV_TRANSPOSE2D_CASES, "everything", id="conv_transpose2d"),
         pytest.param(F.conv_transpose1d, CONV_TRANSPOSE1D_CASES, "groups_2", id="conv_transpose1d"),
+        pytest.param(F.conv3d, CONV3D_CASES, "everything", id="conv3d"),
+        pytest.param(F.conv_transpose3d, CONV_TRANSPOSE3D_CASES, "everything", id="conv_transpose3d"),
     ],
 )
 def test_convolution_of_strided_and_unbatched_inputs_matches_cpu(functional, cases, name, layout, batch):
@@ -195,6 +231,8 @@ def test_conv2d_output_and_gradients_are_channels_last_like_cpu(name, channels_l
         pytest.param(F.conv1d, CONV1D_CASES, id="conv1d"),
         pytest.param(F.conv_transpose2d, CONV_TRANSPOSE2D_CASES, id="conv_transpose2d"),
         pytest.param(F.conv_transpose1d, CONV_TRANSPOSE1D_CASES, id="conv_transpose1d"),
+        pytest.param(F.conv3d, CONV3D_CASES, id="conv3d"),
+        pytest.param(F.conv_transpose3d, CONV_TRANSPOSE3D_CASES, id="conv_transpose3d"),
     ],
 )
 def test_convolution_dtypes_match_cpu(functional, cases, dtype):
@@ -230,16 +268,15 @@ def test_conv2d_module_training_steps_match_cpu():
     assert not torch.equal(runs["foo"][1][0].cpu(), model[0].weight), "the training steps changed nothing"
 
 
-@pytest.mark.parametrize(
-    "call",
-    [
-        pytest.param(lambda x, w: F.conv3d(x, w), id="conv3d"),
-        pytest.param(lambda x, w: F.conv_transpose3d(x, w.transpose(0, 1)), id="conv_transpose3d"),
-    ],
-)
-def test_3d_convolution_goes_through_the_cpu_fallback(call):
-    """3-d convolutions have no foo kernel: they run on the CPU like any such operator (here forbidden)."""
-    x, w = randn(1, 2, 4, 4, 4).to(FOO), randn(3, 2, 2, 2, 2).to(FOO)
-    with pytest.raises(NotImplementedError, match="aten::convolution"):
-        call(x, w)
-    assert (x + 1).cpu().shape == x.shape, "foo still works"
+@pytest.mark.parametrize("channels_last", ["input", "weight"])
+@pytest.mark.parametrize("functional", [F.conv3d, F.conv_transpose3d], ids=["conv3d", "conv_transpose3d"])
+def test_conv3d_output_and_gradients_are_channels_last_3d_like_cpu(functional, channels_last):
+    cases = CONV3D_CASES if functional is F.conv3d else CONV_TRANSPOSE3D_CASES
+    fn, (x, weight, bias) = conv_inputs(functional, cases, "everything", bias=True)
+    if channels_last == "input":
+        x = x.contiguous(memory_format=torch.channels_last_3d)
+    else:
+        weight = weight.contiguous(memory_format=torch.channels_last_3d)
+    actual, expected = check_gradients(fn, [x, weight, bias])
+    assert expected[0].is_contiguous(memory_format=torch.channels_last_3d)
+    assert_channels_last_like_cpu(actual, expected)

@@ -1,5 +1,5 @@
 """PyTorch's own OpInfo samples for median, nanmedian and kthvalue, isin, equal and unique_consecutive, trace, histc
-and renorm, padding and unpooling, the shrink, glu and prelu activations, batch_norm and linear interpolation,
+and renorm, 3-d convolution, 1-d and 3-d pooling, padding and unpooling, the shrink, glu and prelu activations, batch_norm and linear interpolation,
 unfold, channel_shuffle and repeat_interleave, nonzero_static, index_fill and index_reduce, the cross products,
 frexp, the special functions (gamma family, Bessel functions, orthogonal polynomials, incomplete gamma), and the
 complex-valued sgn, angle, polar and complex, on foo against the CPU with no fallback to the CPU:
@@ -24,6 +24,9 @@ MORE_OPINFO_NAMES = set(
     nn.functional.prelu nn.functional.hardshrink nn.functional.softshrink nn.functional.max_unpool1d
     nn.functional.max_unpool2d nn.functional.max_unpool3d nn.functional.batch_norm sgn unique_consecutive index_fill
     frexp nn.functional.interpolate.linear angle polar complex mode logcumsumexp cdist nn.functional.pdist
+    nn.functional.conv3d nn.functional.conv_transpose3d nn.functional.max_pool1d nn.functional.max_pool3d
+    nn.functional.avg_pool1d nn.functional.avg_pool3d nn.functional.adaptive_avg_pool1d nn.functional.adaptive_avg_pool3d
+    nn.functional.adaptive_max_pool1d nn.functional.adaptive_max_pool3d
     """.split()  # noqa: SIM905
 )
 # Special functions: float32 and float64 only (integer inputs promote to float32 through the same kernels, and

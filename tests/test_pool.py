@@ -1,5 +1,5 @@
 """Pooling and resizing against the CPU: max_pool2d's values bit for bit and its indices (ties, NaN and infinities,
-every dtype, strided and unbatched inputs), avg_pool2d, adaptive average and max pooling, and nearest and bilinear
+every dtype, strided and unbatched inputs), avg_pool2d, adaptive average and max pooling, their 3-d forms, and
 interpolate, each with its input's gradient; channels_last outputs exactly where the CPU's are. Nothing may fall back
 to the CPU.
 """
@@ -141,6 +141,51 @@ def test_adaptive_pooling_and_gradients_match_cpu(output_size):
     )
 
 
+# ---- 3-d pooling -----------------------------------------------------------------------------------------------------
+
+# name: (pooling of a [N, C, 5, 7, 6] input, keyword arguments)
+POOL3D_CASES = {
+    "max_k2": (F.max_pool3d, {"kernel_size": 2}),
+    "max_overlapping": (F.max_pool3d, {"kernel_size": 3, "stride": 1, "padding": 1}),
+    "max_everything": (
+        F.max_pool3d,
+        {"kernel_size": (2, 3, 2), "stride": (1, 2, 2), "padding": (1, 1, 0), "dilation": (2, 1, 2), "ceil_mode": True},
+    ),
+    "avg_k3_s2_p1": (F.avg_pool3d, {"kernel_size": 3, "stride": 2, "padding": 1}),
+    "avg_exclude_pad_ceil": (
+        F.avg_pool3d,
+        {"kernel_size": (3, 2, 3), "stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False},
+    ),
+    "avg_divisor_override": (F.avg_pool3d, {"kernel_size": 2, "divisor_override": 3}),
+    "adaptive_avg": (F.adaptive_avg_pool3d, {"output_size": (3, 4, 4)}),
+    "adaptive_avg_1": (F.adaptive_avg_pool3d, {"output_size": 1}),
+    "adaptive_max": (F.adaptive_max_pool3d, {"output_size": (2, 5, 4)}),
+}
+
+
+@pytest.mark.parametrize("batch", [True, False], ids=["batched", "unbatched"])
+@pytest.mark.parametrize("case", POOL3D_CASES)
+def test_3d_pooling_and_gradient_match_cpu(case, batch):
+    """Values, indices (exactly) and the input's gradient of 3-d pooling."""
+    functional, kwargs = POOL3D_CASES[case]
+    x = randn(2, 3, 5, 7, 6) if batch else randn(3, 5, 7, 6)
+    check_gradients(lambda t: functional(t, **kwargs), [x])
+    if functional in (F.max_pool3d, F.adaptive_max_pool3d):
+        indices = functional(on(FOO, x), **kwargs, return_indices=True)[1]
+        assert torch.equal(indices.cpu(), functional(x, **kwargs, return_indices=True)[1])
+
+
+@pytest.mark.parametrize("dtype", [*FLOAT_DTYPES, torch.int64], ids=dtype_id)
+def test_max_pool3d_dtypes_and_nan_match_cpu(dtype):
+    x = (randn(2, 2, 4, 5, 6) * 10).to(dtype)
+    if dtype.is_floating_point:
+        x[0, 0, 1, 2, 3] = math.nan
+    values, indices = F.max_pool3d(on(FOO, x), 2, 1, return_indices=True)
+    expected_values, expected_indices = F.max_pool3d(x, 2, 1, return_indices=True)
+    assert_exact(values.cpu(), expected_values)
+    assert torch.equal(indices.cpu(), expected_indices)
+
+
 # ---- channels_last inputs --------------------------------------------------------------------------------------------
 
 # Output sizes other than 1 x 1, whose outputs are both contiguous and channels_last.
@@ -150,6 +195,10 @@ CHANNELS_LAST_POOLS = {
     "avg_pool2d": lambda x: F.avg_pool2d(x, 3, 2, 1),
     "adaptive_avg_pool2d": lambda x: F.adaptive_avg_pool2d(x, (3, 2)),
     "adaptive_max_pool2d_with_indices": lambda x: F.adaptive_max_pool2d(x, (3, 2), return_indices=True),
+    "max_pool3d_with_indices": lambda x: F.max_pool3d(x.unflatten(2, (3, 3)), 2, 1, return_indices=True),
+    "avg_pool3d": lambda x: F.avg_pool3d(x.unflatten(2, (3, 3)), 2),
+    "adaptive_avg_pool3d": lambda x: F.adaptive_avg_pool3d(x.unflatten(2, (3, 3)), (2, 2, 3)),
+    "adaptive_max_pool3d": lambda x: F.adaptive_max_pool3d(x.unflatten(2, (3, 3)), (2, 2, 3)),
 }
 
 

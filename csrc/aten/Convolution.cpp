@@ -1,12 +1,13 @@
-// Convolutions, 1-d and 2-d (strided, padded, dilated, grouped, transposed), and their backward,
-// as column matrices (launch/Conv.h) times the weights (launch/Gemm.h). The batch is processed in
-// chunks whose column matrices stay under kColumnBytes, so memory stays bounded.
+// Convolutions, 1-d, 2-d and 3-d (strided, padded, dilated, grouped, transposed), and their
+// backward, as column matrices (launch/Conv.h) times the weights (launch/Gemm.h). 1-d and 2-d
+// convolutions run as 3-d ones with depth (and height) 1. The batch is processed in chunks whose
+// column matrices stay under kColumnBytes, so memory stays bounded.
 //
 // A convolution relates an "image" side, whose windows the column matrices gather, and an "other"
-// side: for conv2d the image is the input and the other side the output; a transposed
+// side: for a convolution the image is the input and the other side the output; a transposed
 // convolution swaps them. In both cases the weight, viewed as [other channels, image channels /
-// groups * kh * kw] (wm below), gives other = wm @ im2col(image) and image = col2im(wm^T @ other).
-#include "aten/Fallback.h"
+// groups * kd * kh * kw] (wm below), gives other = wm @ im2col(image) and
+// image = col2im(wm^T @ other).
 #include "launch/Conv.h"
 #include "launch/Gemm.h"
 
@@ -27,17 +28,17 @@ using launch::ConvWindow;
 constexpr int64_t kColumnBytes = int64_t{64} << 20;
 
 int64_t chunk_of(const Tensor& image, const ConvWindow& w, int64_t positions) {
-  const int64_t per_image = image.size(1) * w.kh * w.kw * positions * image.element_size();
+  const int64_t per_image = image.size(1) * w.kd * w.kh * w.kw * positions * image.element_size();
   return std::clamp<int64_t>(kColumnBytes / std::max<int64_t>(per_image, 1), 1, std::max<int64_t>(image.size(0), 1));
 }
 
 Tensor columns(const Tensor& images, const ConvWindow& w, int64_t positions) {
-  Tensor cols = at::empty({images.size(0), images.size(1) * w.kh * w.kw, positions}, images.options());
+  Tensor cols = at::empty({images.size(0), images.size(1) * w.kd * w.kh * w.kw, positions}, images.options());
   launch::launch_im2col(images, cols, w);
   return cols;
 }
 
-// other [N, Co, L] = wm @ im2col(image) (+ bias per channel); image contiguous [N, Ci, H, W].
+// other [N, Co, L] = wm @ im2col(image) (+ bias per channel); image contiguous [N, Ci, D, H, W].
 // NOTE: computed transposed, other^T [L, Co] = im2col^T @ wm^T: GEMM tiles fill better with the
 // many positions as rows than with the few channels.
 void other_from_image(const Tensor& image, const Tensor& wm, const Tensor& other, const ConvWindow& w, int64_t groups,
@@ -58,7 +59,7 @@ void other_from_image(const Tensor& image, const Tensor& wm, const Tensor& other
   }
 }
 
-// image [N, Ci, H, W] (contiguous, overwritten) = col2im(wm^T @ other), other [N, Co, L].
+// image [N, Ci, D, H, W] (contiguous, overwritten) = col2im(wm^T @ other), other [N, Co, L].
 void image_from_other(const Tensor& other, const Tensor& wm, const Tensor& image, const ConvWindow& w, int64_t groups) {
   const int64_t positions = other.size(2), co = other.size(1) / groups, k = wm.size(1);
   const int64_t chunk = chunk_of(image, w, positions);
@@ -96,99 +97,102 @@ Tensor weight_grad(const Tensor& other, const Tensor& image, const ConvWindow& w
 
 struct Conv {
   ConvWindow window;
-  bool one_d;
+  int64_t dims;  // 1, 2 or 3
 };
 
-// 1-d convolutions run as 2-d ones of height 1.
+// Window parameter `i` (0: depth, 1: height, 2: width) of a `dims`-d convolution's `v`, or
+// `missing` along the dims it lacks.
+int64_t along(c10::IntArrayRef v, int64_t dims, int64_t i, int64_t missing) {
+  return i < 3 - dims ? missing : v[i - (3 - dims)];
+}
+
 Conv conv_of(const Tensor& weight, c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation) {
-  TORCH_CHECK(weight.dim() == 3 || weight.dim() == 4, "foo-cl: convolution supports 1-d and 2-d convolutions, got a ",
-              weight.dim() - 2, "-d one");
-  if (weight.dim() == 3) return {{1, weight.size(2), 1, stride[0], 0, padding[0], 1, dilation[0]}, true};
-  return {{weight.size(2), weight.size(3), stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1]},
-          false};
+  const int64_t dims = weight.dim() - 2;
+  TORCH_CHECK(dims >= 1 && dims <= 3, "foo-cl: convolution supports 1-d, 2-d and 3-d convolutions, got a ", dims,
+              "-d one");
+  auto k = [&](int64_t i) { return i < 3 - dims ? 1 : weight.size(2 + i - (3 - dims)); };
+  ConvWindow w{k(0), k(1), k(2),
+               along(stride, dims, 0, 1), along(stride, dims, 1, 1), along(stride, dims, 2, 1),
+               along(padding, dims, 0, 0), along(padding, dims, 1, 0), along(padding, dims, 2, 0),
+               along(dilation, dims, 0, 1), along(dilation, dims, 1, 1), along(dilation, dims, 2, 1)};
+  return {w, dims};
 }
 
-Tensor as_2d(const Tensor& t, const Conv& conv) {
-  return conv.one_d ? t.unsqueeze(2) : t;
+// [N, C, (D, (H,)) W] as [N, C, D, H, W].
+Tensor as_3d(const Tensor& t, const Conv& conv) {
+  Tensor v = t;
+  for (int64_t d = conv.dims; d < 3; ++d) v = v.unsqueeze(2);
+  return v;
 }
 
-Tensor from_2d(const Tensor& t, const Conv& conv) {
-  return conv.one_d ? t.squeeze(2) : t;
+Tensor from_3d(const Tensor& t, const Conv& conv) {
+  Tensor v = t;
+  for (int64_t d = conv.dims; d < 3; ++d) v = v.squeeze(2);
+  return v;
 }
 
-// A 2-d result (computed contiguous) in the memory format CUDA's convolutions give: channels_last
-// when the input or the weight is.
+// A result (computed contiguous) in the memory format CUDA's convolutions give: channels_last (or
+// channels_last_3d) when the input or the weight is.
 Tensor in_conv_format(const Tensor& t, const Tensor& input, const Tensor& weight) {
-  if (t.dim() != 4) return t;
-  const bool channels_last = input.suggest_memory_format() == c10::MemoryFormat::ChannelsLast ||
-                             weight.suggest_memory_format() == c10::MemoryFormat::ChannelsLast;
-  return channels_last ? t.contiguous(c10::MemoryFormat::ChannelsLast) : t;
+  if (t.dim() < 4) return t;
+  const auto format = t.dim() == 4 ? c10::MemoryFormat::ChannelsLast : c10::MemoryFormat::ChannelsLast3d;
+  const bool channels_last = input.suggest_memory_format() == format || weight.suggest_memory_format() == format;
+  return channels_last ? t.contiguous(format) : t;
 }
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
                    c10::IntArrayRef output_padding, int64_t groups) {
-  if (weight.dim() > 4) {  // 3-d convolutions run on the CPU for now
-    static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution", "");
-    torch::jit::Stack stack;
-    torch::jit::push(stack, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
-    run_fallback(op, &stack);
-    return stack.back().toTensor();
-  }
   const c10::DeviceGuard guard(input.device());
   const Conv conv = conv_of(weight, stride, padding, dilation);
   ConvWindow w = conv.window;
-  const Tensor x = as_2d(input, conv).contiguous();
-  const Tensor weights = as_2d(weight, conv).contiguous();
+  const Tensor x = as_3d(input, conv).contiguous();
+  const Tensor weights = as_3d(weight, conv).contiguous();
   const Tensor wm = weights.view({weights.size(0), -1});
   const int64_t n = x.size(0);
   const std::optional<Tensor> b = bias && bias->defined() ? bias : std::nullopt;
   if (!transposed) {
-    const int64_t out_h = launch::conv_out_size(x.size(2), w.kh, w.sh, w.ph, w.dh);
-    const int64_t out_w = launch::conv_out_size(x.size(3), w.kw, w.sw, w.pw, w.dw);
-    w.out_h = out_h;
-    w.out_w = out_w;
-    const Tensor out = at::empty({n, weights.size(0), out_h * out_w}, x.options());
+    w.out_d = launch::conv_out_size(x.size(2), w.kd, w.sd, w.pd, w.dd);
+    w.out_h = launch::conv_out_size(x.size(3), w.kh, w.sh, w.ph, w.dh);
+    w.out_w = launch::conv_out_size(x.size(4), w.kw, w.sw, w.pw, w.dw);
+    const Tensor out = at::empty({n, weights.size(0), w.out_d * w.out_h * w.out_w}, x.options());
     other_from_image(x, wm, out, w, groups, b);
-    return in_conv_format(from_2d(out.view({n, weights.size(0), out_h, out_w}), conv), input, weight);
+    return in_conv_format(from_3d(out.view({n, weights.size(0), w.out_d, w.out_h, w.out_w}), conv), input, weight);
   }
-  const int64_t pad_h = conv.one_d ? 0 : output_padding[0], pad_w = output_padding[conv.one_d ? 0 : 1];
-  const int64_t out_h = (x.size(2) - 1) * w.sh - 2 * w.ph + w.dh * (w.kh - 1) + pad_h + 1;
-  const int64_t out_w = (x.size(3) - 1) * w.sw - 2 * w.pw + w.dw * (w.kw - 1) + pad_w + 1;
-  Tensor out = at::empty({n, weights.size(1) * groups, out_h, out_w}, x.options());
-  w.out_h = x.size(2);  // the window's positions are the input's
-  w.out_w = x.size(3);
+  // Transposed: the window's positions are the input's; the output is the image side.
+  auto image_size = [&](int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, int64_t i) {
+    return (in - 1) * s - 2 * p + d * (k - 1) + along(output_padding, conv.dims, i, 0) + 1;
+  };
+  Tensor out = at::empty({n, weights.size(1) * groups, image_size(x.size(2), w.kd, w.sd, w.pd, w.dd, 0),
+                          image_size(x.size(3), w.kh, w.sh, w.ph, w.dh, 1),
+                          image_size(x.size(4), w.kw, w.sw, w.pw, w.dw, 2)},
+                         x.options());
+  w.out_d = x.size(2);
+  w.out_h = x.size(3);
+  w.out_w = x.size(4);
   image_from_other(x.view({n, x.size(1), -1}), wm, out, w, groups);
-  if (b) out.add_(b->view({1, -1, 1, 1}));
-  return in_conv_format(from_2d(out, conv), input, weight);
+  if (b) out.add_(b->view({1, -1, 1, 1, 1}));
+  return in_conv_format(from_3d(out, conv), input, weight);
 }
 
 std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input,
                                                         const Tensor& weight, c10::IntArrayRef stride,
                                                         c10::IntArrayRef padding, c10::IntArrayRef dilation,
-                                                        bool transposed, c10::IntArrayRef output_padding,
-                                                        int64_t groups, std::array<bool, 3> output_mask) {
-  if (weight.dim() > 4) {  // 3-d convolutions run on the CPU for now
-    static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution_backward", "");
-    const std::vector<int64_t> bias_sizes{transposed ? weight.size(1) * groups : weight.size(0)};
-    torch::jit::Stack stack;
-    torch::jit::push(stack, grad_output, input, weight, std::optional<std::vector<int64_t>>(bias_sizes), stride,
-                     padding, dilation, transposed, output_padding, groups, output_mask);
-    run_fallback(op, &stack);
-    return {stack[0].toTensor(), stack[1].toTensor(), stack[2].toTensor()};
-  }
+                                                        bool transposed, c10::IntArrayRef, int64_t groups,
+                                                        std::array<bool, 3> output_mask) {
   const c10::DeviceGuard guard(input.device());
   const Conv conv = conv_of(weight, stride, padding, dilation);
   ConvWindow w = conv.window;
-  const Tensor x = as_2d(input, conv).contiguous();
-  const Tensor gy = as_2d(grad_output, conv).contiguous();
-  const Tensor weights = as_2d(weight, conv).contiguous();
+  const Tensor x = as_3d(input, conv).contiguous();
+  const Tensor gy = as_3d(grad_output, conv).contiguous();
+  const Tensor weights = as_3d(weight, conv).contiguous();
   const Tensor wm = weights.view({weights.size(0), -1});
   // The image side is the input of a convolution and the output of a transposed one.
   const Tensor& image = transposed ? gy : x;
   const Tensor& other = transposed ? x : gy;
-  w.out_h = other.size(2);
-  w.out_w = other.size(3);
+  w.out_d = other.size(2);
+  w.out_h = other.size(3);
+  w.out_w = other.size(4);
   const Tensor other_flat = other.view({other.size(0), other.size(1), -1});
   Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) {
@@ -196,17 +200,17 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
       grad_input = at::empty_like(x);
       image_from_other(other_flat, wm, grad_input, w, groups);
     } else {
-      grad_input = at::empty({x.size(0), x.size(1), x.size(2) * x.size(3)}, x.options());
+      grad_input = at::empty({x.size(0), x.size(1), w.out_d * w.out_h * w.out_w}, x.options());
       other_from_image(gy, wm, grad_input, w, groups, std::nullopt);
       grad_input = grad_input.view(x.sizes());
     }
-    grad_input = in_conv_format(from_2d(grad_input, conv), input, weight);
+    grad_input = in_conv_format(from_3d(grad_input, conv), input, weight);
   }
   if (output_mask[1]) {
-    grad_weight = from_2d(weight_grad(other_flat, image, w, groups, wm.size(1)).to(weight.scalar_type())
+    grad_weight = from_3d(weight_grad(other_flat, image, w, groups, wm.size(1)).to(weight.scalar_type())
                               .view(weights.sizes()), conv);
   }
-  if (output_mask[2]) grad_bias = gy.sum({0, 2, 3});
+  if (output_mask[2]) grad_bias = gy.sum({0, 2, 3, 4});
   return {grad_input, grad_weight, grad_bias};
 }
 

@@ -195,7 +195,8 @@ Tensor adaptive_avg_pool(const Tensor& self, c10::IntArrayRef output_size) {
   shape.insert(shape.end(), output_size.begin(), output_size.end());
   Tensor out = at::empty(shape, self.options());
   launch::launch_adaptive_avg_pool(Dims, self.contiguous(), out);
-  return out.contiguous(self.suggest_memory_format());  // channels_last in, channels_last out, as CPU
+  // As CPU: channels_last in, channels_last out in 2-d; 3-d outputs are contiguous.
+  return Dims == 2 ? out.contiguous(self.suggest_memory_format()) : out;
 }
 
 template <int64_t Dims>

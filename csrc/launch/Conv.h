@@ -1,24 +1,26 @@
-// The column-matrix launchers 2-d convolutions are built on (kernels_cl/conv/): im2col writes,
-// for contiguous images [n, channels, height, width], the matrices [n, channels * kh * kw,
-// out_h * out_w] whose product with the weights is the convolution; col2im sums such matrices back
-// into images (the adjoint, for input gradients and transposed convolutions).
+// The column-matrix launchers convolutions are built on (kernels_cl/conv/): im2col writes, for
+// contiguous volumes [n, channels, depth, height, width], the matrices [n, channels * kd * kh * kw,
+// out_d * out_h * out_w] whose product with the weights is the convolution; col2im sums such
+// matrices back into volumes (the adjoint, for input gradients and transposed convolutions). 2-d
+// convolutions are 3-d ones of depth 1 with a window of depth 1.
 #pragma once
 
 #include <ATen/core/Tensor.h>
 
 namespace foo_cl::launch {
 
-// The window of taps, and the output positions it is applied at (out_h x out_w: set by the caller,
-// since a transposed convolution's output padding makes them more than the image alone implies).
+// The window of taps, and the output positions it is applied at (out_d x out_h x out_w: set by the
+// caller, since a transposed convolution's output padding makes them more than the volume alone
+// implies).
 struct ConvWindow {
-  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
-  int64_t out_h = 0, out_w = 0;
+  int64_t kd, kh, kw, sd, sh, sw, pd, ph, pw, dd, dh, dw;
+  int64_t out_d = 0, out_h = 0, out_w = 0;
 };
 
 // Output positions along one dim: floor((size + 2 * pad - dilation * (k - 1) - 1) / stride) + 1.
 int64_t conv_out_size(int64_t size, int64_t k, int64_t stride, int64_t pad, int64_t dilation);
 
-void launch_im2col(const at::Tensor& images, const at::Tensor& cols, const ConvWindow& window);
-void launch_col2im(const at::Tensor& cols, const at::Tensor& images, const ConvWindow& window);
+void launch_im2col(const at::Tensor& volumes, const at::Tensor& cols, const ConvWindow& window);
+void launch_col2im(const at::Tensor& cols, const at::Tensor& volumes, const ConvWindow& window);
 
 }  // namespace foo_cl::launch
