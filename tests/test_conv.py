@@ -197,7 +197,9 @@ def test_convolution_of_strided_and_unbatched_inputs_matches_cpu(functional, cas
         x = x[0]
     assert x.shape == shape[batch is None :]
     assert layout == "contiguous" or not x.is_contiguous()
-    check_gradients(fn, [x, *params])
+    # 3-d bias gradients sum over a thousand positions per channel, in another order than CPU's.
+    tolerances = {torch.float32: {"rtol": 1e-5, "atol": 1e-4}} if DIMS[functional] == 3 else None
+    check_gradients(fn, [x, *params], tolerances=tolerances)
 
 
 @pytest.mark.parametrize("functional", [F.conv2d, F.conv_transpose2d], ids=["conv2d", "conv_transpose2d"])

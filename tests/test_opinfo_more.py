@@ -1,11 +1,11 @@
 """PyTorch's own OpInfo samples for median, nanmedian and kthvalue, isin, equal and unique_consecutive, trace, histc
-and renorm, 3-d convolution, 1-d and 3-d pooling, padding and unpooling, the shrink, glu and prelu activations, batch_norm and linear interpolation,
-unfold, channel_shuffle and repeat_interleave, nonzero_static, index_fill and index_reduce, the cross products,
-frexp, the special functions (gamma family, Bessel functions, orthogonal polynomials, incomplete gamma), and the
-complex-valued sgn, angle, polar and complex, on foo against the CPU with no fallback to the CPU:
-the first samples of float32 and float64 (and int64 and bool where the CPU supports them), moved to foo with their
-strides, must give the CPU's results or raise the CPU's exception type; where the OpInfo supports autograd, the
-float32 samples' input gradients must match too.
+and renorm, 3-d convolution, 1-d and 3-d pooling, every interpolate mode, padding and unpooling, the shrink, glu and
+prelu activations, batch_norm, unfold, channel_shuffle and repeat_interleave, nonzero_static, index_fill and
+index_reduce, the cross products, frexp, the special functions (gamma family, Bessel functions, orthogonal
+polynomials, incomplete gamma), and the complex-valued sgn, angle, polar and complex, on foo against the CPU with no
+fallback to the CPU: the first samples of float32 and float64 (and int64 and bool where the CPU supports them), moved
+to foo with their strides, must give the CPU's results or raise the CPU's exception type; where the OpInfo supports
+autograd, the float32 samples' input gradients must match too.
 """
 
 import pytest
@@ -23,10 +23,11 @@ MORE_OPINFO_NAMES = set(
     repeat_interleave nonzero_static index_reduce linalg.cross cross nn.functional.pad nn.functional.glu
     nn.functional.prelu nn.functional.hardshrink nn.functional.softshrink nn.functional.max_unpool1d
     nn.functional.max_unpool2d nn.functional.max_unpool3d nn.functional.batch_norm sgn unique_consecutive index_fill
-    frexp nn.functional.interpolate.linear angle polar complex mode logcumsumexp cdist nn.functional.pdist
+    frexp angle polar complex mode logcumsumexp cdist nn.functional.pdist
     nn.functional.conv3d nn.functional.conv_transpose3d nn.functional.max_pool1d nn.functional.max_pool3d
     nn.functional.avg_pool1d nn.functional.avg_pool3d nn.functional.adaptive_avg_pool1d nn.functional.adaptive_avg_pool3d
-    nn.functional.adaptive_max_pool1d nn.functional.adaptive_max_pool3d
+    nn.functional.adaptive_max_pool1d nn.functional.adaptive_max_pool3d nn.functional.interpolate
+    _upsample_bilinear2d_aa
     """.split()  # noqa: SIM905
 )
 # Special functions: float32 and float64 only (integer inputs promote to float32 through the same kernels, and

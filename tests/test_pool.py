@@ -13,6 +13,7 @@ from conftest import (
     FLOAT_DTYPES,
     FOO,
     INT_DTYPES,
+    LOW_PRECISION,
     assert_channels_last_like_cpu,
     assert_exact,
     check_forward,
@@ -212,16 +213,58 @@ def test_pooling_of_channels_last_input_is_channels_last_like_cpu(name):
 
 # ---- interpolate -----------------------------------------------------------------------------------------------------
 
+# name: (number of resized dims, keyword arguments of F.interpolate); inputs are [2, 3, ...] with 9, 5 x 7 or 4 x 5 x 6
+# positions.
 INTERPOLATE_CASES = {
-    "nearest_x2": {"scale_factor": 2, "mode": "nearest"},
-    "nearest_size": {"size": (8, 3), "mode": "nearest"},
-    "nearest_x1.7": {"scale_factor": 1.7, "mode": "nearest"},
-    "bilinear_x2": {"scale_factor": 2, "mode": "bilinear"},
-    "bilinear_align_corners": {"size": (9, 4), "mode": "bilinear", "align_corners": True},
-    "bilinear_down": {"scale_factor": 0.6, "mode": "bilinear"},
+    "nearest_x2": (2, {"scale_factor": 2, "mode": "nearest"}),
+    "nearest_size": (2, {"size": (8, 3), "mode": "nearest"}),
+    "nearest_x1.7": (2, {"scale_factor": 1.7, "mode": "nearest"}),
+    "nearest_1d": (1, {"scale_factor": 1.7, "mode": "nearest"}),
+    "nearest_3d": (3, {"scale_factor": (2, 0.6, 1.5), "mode": "nearest"}),
+    "nearest_exact_1d": (1, {"scale_factor": 0.6, "mode": "nearest-exact"}),
+    "nearest_exact_2d": (2, {"size": (8, 3), "mode": "nearest-exact"}),
+    "nearest_exact_3d": (3, {"scale_factor": 1.7, "mode": "nearest-exact"}),
+    "linear_x2": (1, {"scale_factor": 2, "mode": "linear"}),
+    "linear_align_corners": (1, {"size": 13, "mode": "linear", "align_corners": True}),
+    "bilinear_x2": (2, {"scale_factor": 2, "mode": "bilinear"}),
+    "bilinear_align_corners": (2, {"size": (9, 4), "mode": "bilinear", "align_corners": True}),
+    "bilinear_down": (2, {"scale_factor": 0.6, "mode": "bilinear"}),
+    "bilinear_same_size_scale": (2, {"scale_factor": 1.1, "mode": "bilinear"}),  # 5 x 7 again, scale 1 / 1.1
+    "trilinear": (3, {"scale_factor": (1.5, 2, 0.7), "mode": "trilinear"}),
+    "trilinear_align_corners": (3, {"size": (7, 3, 8), "mode": "trilinear", "align_corners": True}),
+    "bicubic_x2": (2, {"scale_factor": 2, "mode": "bicubic"}),
+    "bicubic_down": (2, {"scale_factor": 0.6, "mode": "bicubic"}),
+    "bicubic_align_corners": (2, {"size": (9, 4), "mode": "bicubic", "align_corners": True}),
+    "bilinear_antialias_down": (2, {"scale_factor": 0.3, "mode": "bilinear", "antialias": True}),
+    "bilinear_antialias_up": (2, {"size": (9, 4), "mode": "bilinear", "antialias": True}),
+    "bicubic_antialias_down": (2, {"scale_factor": (0.4, 0.5), "mode": "bicubic", "antialias": True}),
+    "bicubic_antialias_align_corners": (
+        2,
+        {"size": (3, 9), "mode": "bicubic", "antialias": True, "align_corners": True},
+    ),
+    "area_3d": (3, {"size": (3, 2, 4), "mode": "area"}),
 }
+INTERPOLATE_POSITIONS = {1: (9,), 2: (5, 7), 3: (4, 5, 6)}
 
 
-@pytest.mark.parametrize("kwargs", INTERPOLATE_CASES.values(), ids=INTERPOLATE_CASES.keys())
-def test_interpolate_and_gradient_match_cpu(kwargs):
-    check_gradients(lambda x: F.interpolate(x, **kwargs), [randn(2, 3, 5, 7)])
+@pytest.mark.parametrize("case", INTERPOLATE_CASES)
+def test_interpolate_and_gradient_match_cpu(case):
+    dims, kwargs = INTERPOLATE_CASES[case]
+    check_gradients(lambda x: F.interpolate(x, **kwargs), [randn(2, 3, *INTERPOLATE_POSITIONS[dims])])
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic", "trilinear", "bilinear_antialias"])
+def test_interpolate_dtypes_and_channels_last_match_cpu(mode, dtype):
+    """Every float dtype (the antialiased modes: float32 and float64, as CPU), from a channels_last input: the
+    output is channels_last exactly when the CPU's is."""
+    antialias = mode.endswith("_antialias")
+    if antialias and dtype not in (torch.float32, torch.float64):
+        pytest.skip("CPU's antialiased interpolation takes float32 and float64")
+    dims = 3 if mode == "trilinear" else 2
+    x = randn(2, 3, *INTERPOLATE_POSITIONS[dims], dtype=dtype)
+    x = x.contiguous(memory_format=torch.channels_last if dims == 2 else torch.channels_last_3d)
+    kwargs = {"scale_factor": 1.6, "mode": mode.removesuffix("_antialias"), "antialias": antialias}
+    # CPU rounds 16-bit interpolation weights to the dtype; foo keeps them in float32.
+    actual, expected = check_forward(lambda t: F.interpolate(t, **kwargs), [x], LOW_PRECISION)
+    assert_channels_last_like_cpu(actual, expected)

@@ -1,4 +1,4 @@
-// Resize launches: one work-item per output, or per gradient element for bilinear backward.
+// Resize launches: one work-item per output, or, for the nearest modes' backward, per input.
 #include "launch/Resize.h"
 
 #include "launch/Launch.h"
@@ -12,10 +12,14 @@
 namespace foo_cl::launch {
 namespace {
 
-static_assert(sizeof(foo_resize_shape) == 4 * sizeof(int64_t), "foo_resize_shape: 4 int64 fields, no padding");
+static_assert(sizeof(foo_resize_shape) == 6 * sizeof(int64_t), "foo_resize_shape: 6 int64 fields, no padding");
 
-// The output-to-input scale along one dim, computed in `type` as CPU does (float for nearest and
-// 16-bit/float32 bilinear, double for float64 bilinear).
+bool is_nearest(Resize mode) {
+  return mode == Resize::kNearest || mode == Resize::kNearestExact;
+}
+
+// The output-to-input scale along one dim, computed in `type` as CPU does (float for the nearest
+// modes, 16-bit and float32 ones; double for float64).
 c10::Scalar source_scale(int64_t in, int64_t out, bool align_corners, std::optional<double> scale,
                          c10::ScalarType type) {
   auto in_type = [type](double v) { return type == at::kDouble ? v : static_cast<double>(static_cast<float>(v)); };
@@ -25,48 +29,53 @@ c10::Scalar source_scale(int64_t in, int64_t out, bool align_corners, std::optio
                              : static_cast<double>(static_cast<float>(in) / static_cast<float>(out));
 }
 
+// Size `d` (0: depth, 1: height, 2: width) of the volumes a `dims`-d resize sees in `t`.
+int64_t volume_size(const at::Tensor& t, int64_t dims, int64_t d) {
+  return d < 3 - dims ? 1 : t.size(t.dim() - 3 + d);
+}
+
 // Runs `name` from `source` into `result` over `n` work-items; `input` and `output` have the
 // resize's input and output shapes.
-void resize(const char* name, bool bilinear, const at::Tensor& source, const at::Tensor& result, const at::Tensor& input,
-            const at::Tensor& output, bool align_corners, std::optional<double> scale_h, std::optional<double> scale_w,
+void resize(const char* name, Resize mode, int64_t dims, const at::Tensor& source, const at::Tensor& result,
+            const at::Tensor& input, const at::Tensor& output, bool align_corners, const ResizeScales& scales,
             int64_t n, bool zero_first) {
   if (result.numel() == 0) return;
   const c10::DeviceGuard guard(source.device());
   const at::Tensor dense = dense_output(result);
   if (zero_first) dense.zero_();
-  std::string options = dtype_option("DT", source.scalar_type()) + index_option(n);
+  std::string options = dtype_option("DT", source.scalar_type()) + index_option(n) + "-DDIMS=" +
+                        std::to_string(dims) + " -DMODE=" + std::to_string(static_cast<int>(mode)) + " ";
   if (align_corners) options += "-DALIGN_CORNERS ";
-  const c10::ScalarType scale_type = bilinear && source.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
-  const foo_resize_shape shape{input.size(-2), input.size(-1), output.size(-2), output.size(-1)};
-  KernelCall(source.device().index(), "resize/upsample2d", name, options)
-      .buffer(source.const_data_ptr())
+  const c10::ScalarType scale_type = !is_nearest(mode) && source.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  std::array<int64_t, 3> in{}, out{};
+  for (int64_t d = 0; d < 3; ++d) {
+    in[d] = volume_size(input, dims, d);
+    out[d] = volume_size(output, dims, d);
+  }
+  KernelCall call(source.device().index(), "resize/upsample", name, options);
+  call.buffer(source.const_data_ptr())
       .buffer(dense.data_ptr())
-      .value(shape)
-      .scalar(source_scale(shape.in_h, shape.out_h, align_corners, scale_h, scale_type), scale_type)
-      .scalar(source_scale(shape.in_w, shape.out_w, align_corners, scale_w, scale_type), scale_type)
-      .count(n)
-      .launch(n);
+      .value(foo_resize_shape{in[0], in[1], in[2], out[0], out[1], out[2]});
+  for (int64_t d = 0; d < 3; ++d) {
+    call.scalar(source_scale(in[d], out[d], align_corners, scales[d], scale_type), scale_type);
+  }
+  call.count(n).launch(n);
   copy_back(dense, result);
 }
 
 }  // namespace
 
-void launch_resize(Resize mode, const at::Tensor& input, const at::Tensor& out, bool align_corners,
-                   std::optional<double> scale_h, std::optional<double> scale_w) {
-  const bool bilinear = mode == Resize::kBilinear;
-  resize(bilinear ? "bilinear_forward" : "nearest_forward", bilinear, input, out, input, out, align_corners, scale_h,
-         scale_w, out.numel(), false);
+void launch_resize(Resize mode, int64_t dims, const at::Tensor& input, const at::Tensor& out, bool align_corners,
+                   const ResizeScales& scales) {
+  resize("resize_forward", mode, dims, input, out, input, out, align_corners, scales, out.numel(), false);
 }
 
-void launch_resize_backward(Resize mode, const at::Tensor& grad, const at::Tensor& grad_input, bool align_corners,
-                            std::optional<double> scale_h, std::optional<double> scale_w) {
-  if (mode == Resize::kBilinear) {
-    resize("bilinear_backward", true, grad, grad_input, grad_input, grad, align_corners, scale_h, scale_w, grad.numel(),
-           true);
-  } else {
-    resize("nearest_backward", false, grad, grad_input, grad_input, grad, align_corners, scale_h, scale_w,
-           grad_input.numel(), false);
-  }
+void launch_resize_backward(Resize mode, int64_t dims, const at::Tensor& grad, const at::Tensor& grad_input,
+                            bool align_corners, const ResizeScales& scales) {
+  // The nearest modes gather per input; the others scatter per output into zeros.
+  const bool nearest = is_nearest(mode);
+  resize("resize_backward", mode, dims, grad, grad_input, grad_input, grad, align_corners, scales,
+         nearest ? grad_input.numel() : grad.numel(), !nearest);
 }
 
 }  // namespace foo_cl::launch

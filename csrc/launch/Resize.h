@@ -1,23 +1,30 @@
-// The 2-d resize launchers (kernels_cl/resize/upsample2d.cl) over planes [..., height, width]:
-// nearest and bilinear upsampling and their backwards, with CPU's source-index rules (an explicit
-// scale factor s maps output to input by 1 / s, else by in / out; with align_corners by
-// (in - 1) / (out - 1)). Sources are contiguous; results may have any layout (written densely, then
-// copied in). A 1-d resize is a 2-d one of planes with a height of 1.
+// The resize launchers (kernels_cl/resize/upsample.cl): F.interpolate's modes over the last `dims`
+// (1, 2 or 3) dims of tensors [..., (depth, (height,)) width], forward and backward, with CPU's
+// source-index rules (an explicit scale factor s maps output to input by 1 / s, else by in / out;
+// with align_corners by (in - 1) / (out - 1)). Sources are contiguous; results may have any layout
+// (written densely, then copied in).
 #pragma once
 
 #include <ATen/core/Tensor.h>
 
+#include <array>
 #include <optional>
 
 namespace foo_cl::launch {
 
-enum class Resize { kNearest, kBilinear };
+// nearest, nearest-exact, (bi/tri)linear, bicubic, and antialiased bilinear and bicubic (in the
+// order of the kernel's MODE_* values).
+enum class Resize { kNearest, kNearestExact, kLinear, kCubic, kLinearAntialiased, kCubicAntialiased };
 
-void launch_resize(Resize mode, const at::Tensor& input, const at::Tensor& out, bool align_corners,
-                   std::optional<double> scale_h, std::optional<double> scale_w);
+// Scale factors of the resized dims, last dim last (depth, height, width for 3-d).
+using ResizeScales = std::array<std::optional<double>, 3>;
 
-// Bilinear backward adds each output's gradient to its four inputs atomically (see has_atomics_for).
-void launch_resize_backward(Resize mode, const at::Tensor& grad, const at::Tensor& grad_input, bool align_corners,
-                            std::optional<double> scale_h, std::optional<double> scale_w);
+void launch_resize(Resize mode, int64_t dims, const at::Tensor& input, const at::Tensor& out, bool align_corners,
+                   const ResizeScales& scales);
+
+// The modes other than the nearest ones add each output's gradient to its inputs atomically (see
+// has_atomics_for).
+void launch_resize_backward(Resize mode, int64_t dims, const at::Tensor& grad, const at::Tensor& grad_input,
+                            bool align_corners, const ResizeScales& scales);
 
 }  // namespace foo_cl::launch
