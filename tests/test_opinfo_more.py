@@ -1,6 +1,6 @@
-"""PyTorch's own OpInfo samples for median, nanmedian and kthvalue, isin, equal and unique_consecutive, trace, histc
-and renorm, 3-d convolution, 1-d and 3-d pooling, every interpolate mode, padding and unpooling, the shrink, glu and
-prelu activations, batch_norm, unfold, channel_shuffle and repeat_interleave, nonzero_static, index_fill and
+"""PyTorch's own OpInfo samples for median, nanmedian and kthvalue, isin, equal and unique_consecutive, trace, histc and
+renorm, 3-d convolution, 1-d and 3-d pooling, every interpolate mode, grid_sample, padding and unpooling, the shrink,
+glu and prelu activations, batch_norm, unfold, channel_shuffle and repeat_interleave, nonzero_static, index_fill and
 index_reduce, the cross products, frexp, the special functions (gamma family, Bessel functions, orthogonal
 polynomials, incomplete gamma), and the complex-valued sgn, angle, polar and complex, on foo against the CPU with no
 fallback to the CPU: the first samples of float32 and float64 (and int64 and bool where the CPU supports them), moved
@@ -27,7 +27,7 @@ MORE_OPINFO_NAMES = set(
     nn.functional.conv3d nn.functional.conv_transpose3d nn.functional.max_pool1d nn.functional.max_pool3d
     nn.functional.avg_pool1d nn.functional.avg_pool3d nn.functional.adaptive_avg_pool1d nn.functional.adaptive_avg_pool3d
     nn.functional.adaptive_max_pool1d nn.functional.adaptive_max_pool3d nn.functional.interpolate
-    _upsample_bilinear2d_aa
+    _upsample_bilinear2d_aa nn.functional.grid_sample grid_sampler_2d
     """.split()  # noqa: SIM905
 )
 # Special functions: float32 and float64 only (integer inputs promote to float32 through the same kernels, and

@@ -1,6 +1,6 @@
-"""Pooling and resizing against the CPU: max_pool2d's values bit for bit and its indices (ties, NaN and infinities,
-every dtype, strided and unbatched inputs), avg_pool2d, adaptive average and max pooling, their 3-d forms, and
-interpolate, each with its input's gradient; channels_last outputs exactly where the CPU's are. Nothing may fall back
+"""Pooling and resizing against the CPU: max_pool2d's values bit for bit and its indices (ties, NaN and infinities, every
+dtype, strided and unbatched inputs), avg_pool2d, adaptive average and max pooling, their 3-d forms, interpolate and
+grid_sample, each with its input's gradient; channels_last outputs exactly where the CPU's are. Nothing may fall back
 to the CPU.
 """
 
@@ -268,3 +268,40 @@ def test_interpolate_dtypes_and_channels_last_match_cpu(mode, dtype):
     # CPU rounds 16-bit interpolation weights to the dtype; foo keeps them in float32.
     actual, expected = check_forward(lambda t: F.interpolate(t, **kwargs), [x], LOW_PRECISION)
     assert_channels_last_like_cpu(actual, expected)
+
+
+# ---- grid_sample -----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("align_corners", [False, True], ids=["edges", "align_corners"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+def test_grid_sample_and_gradients_match_cpu(mode, padding_mode, align_corners):
+    """Output, input gradient and grid gradient, with grid points inside and outside [-1, 1]."""
+    grid = randn(2, 5, 4, 2, seed=1) * 0.8
+    check_gradients(
+        lambda x, g: F.grid_sample(x, g, mode=mode, padding_mode=padding_mode, align_corners=align_corners),
+        [randn(2, 3, 6, 7), grid],
+    )
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+def test_grid_sample_of_strided_inputs_and_dtypes_matches_cpu(dtype):
+    """A channels_last input and a transposed grid; 16-bit dtypes (which CPU lacks) against float32 on the CPU."""
+    x = randn(2, 3, 6, 7).contiguous(memory_format=torch.channels_last)
+    grid = randn(2, 4, 5, 2, seed=1).transpose(1, 2) * 0.8
+    expected = F.grid_sample(x, grid, align_corners=False)
+    actual = F.grid_sample(on(FOO, x).to(dtype), on(FOO, grid).to(dtype), align_corners=False)
+    assert actual.dtype == dtype
+    torch.testing.assert_close(actual.cpu().float(), expected, **LOW_PRECISION.get(dtype, {"rtol": 1e-5, "atol": 1e-5}))
+
+
+def test_affine_grid_and_grid_sample_train_a_spatial_transformer_like_cpu():
+    """F.affine_grid + F.grid_sample (a spatial transformer's sampler), gradients to the image and the affine
+    parameters."""
+    theta = torch.tensor([[[0.9, -0.2, 0.1], [0.3, 1.1, -0.2]], [[1.0, 0.1, 0.0], [0.0, 0.8, 0.3]]])
+
+    def sample(x, t):
+        return F.grid_sample(x, F.affine_grid(t, [2, 3, 5, 6], align_corners=False), align_corners=False)
+
+    check_gradients(sample, [randn(2, 3, 6, 7), theta])
