@@ -1,5 +1,6 @@
 """Errors name what went wrong: invalid devices, mixed devices, unsupported dtypes, bad fill values,
-empty item(), pinning, and a machine without any OpenCL device."""
+empty item(), pinning, pooling backwards given tensors of the wrong dtype, and a machine without any OpenCL
+device."""
 
 import pytest
 import torch
@@ -75,6 +76,29 @@ def test_item_of_several_or_no_elements_is_rejected_like_cpu():
         torch.empty(0, device=FOO).item()
     with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
         torch.ones(2, device=FOO).item()
+
+
+@pytest.mark.parametrize(
+    "backward",
+    [
+        lambda g, x, i: torch.ops.aten.max_pool2d_with_indices_backward(g, x, [2, 2], [2, 2], [0, 0], [1, 1], False, i),
+        lambda g, x, i: torch.ops.aten.max_pool3d_with_indices_backward(
+            g.unsqueeze(2), x.unsqueeze(2), [1, 2, 2], [1, 2, 2], [0, 0, 0], [1, 1, 1], False, i.unsqueeze(2)
+        ),
+        lambda g, x, i: torch.ops.aten.adaptive_max_pool2d_backward(g, x, i),
+    ],
+    ids=["max_pool2d", "max_pool3d", "adaptive_max_pool2d"],
+)
+def test_pooling_backward_rejects_wrong_dtypes(backward):
+    """The kernels read indices as int64 and the gradient in the input's dtype: anything else is an error, not a
+    read past the end of a buffer."""
+    x = torch.randn(1, 2, 4, 4, device=FOO)
+    g = torch.randn(1, 2, 2, 2, device=FOO)
+    i = torch.zeros(1, 2, 2, 2, dtype=torch.int64, device=FOO)
+    with pytest.raises(RuntimeError, match="indices of dtype int64"):
+        backward(g, x, i.int())
+    with pytest.raises(RuntimeError, match="dtype.*grad_output|grad_output.*dtype"):
+        backward(g.half(), x, i)
 
 
 def test_foo_memory_cannot_be_pinned():

@@ -27,7 +27,7 @@ MORE_OPINFO_NAMES = set(
     nn.functional.conv3d nn.functional.conv_transpose3d nn.functional.max_pool1d nn.functional.max_pool3d
     nn.functional.avg_pool1d nn.functional.avg_pool3d nn.functional.adaptive_avg_pool1d nn.functional.adaptive_avg_pool3d
     nn.functional.adaptive_max_pool1d nn.functional.adaptive_max_pool3d nn.functional.interpolate
-    _upsample_bilinear2d_aa nn.functional.grid_sample grid_sampler_2d
+    _upsample_bilinear2d_aa nn.functional.grid_sample grid_sampler_2d grid_sampler_3d
     """.split()  # noqa: SIM905
 )
 # Special functions: float32 and float64 only (integer inputs promote to float32 through the same kernels, and

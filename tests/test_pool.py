@@ -285,6 +285,17 @@ def test_grid_sample_and_gradients_match_cpu(mode, padding_mode, align_corners):
     )
 
 
+@pytest.mark.parametrize("align_corners", [False, True], ids=["edges", "align_corners"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_3d_grid_sample_and_gradients_match_cpu(mode, padding_mode, align_corners):
+    grid = randn(2, 3, 5, 4, 3, seed=1) * 0.8
+    check_gradients(
+        lambda x, g: F.grid_sample(x, g, mode=mode, padding_mode=padding_mode, align_corners=align_corners),
+        [randn(2, 3, 4, 6, 5), grid],
+    )
+
+
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
 def test_grid_sample_of_strided_inputs_and_dtypes_matches_cpu(dtype):
     """A channels_last input and a transposed grid; 16-bit dtypes (which CPU lacks) against float32 on the CPU."""

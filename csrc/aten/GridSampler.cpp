@@ -1,7 +1,7 @@
-// F.grid_sample in 2-d on foo (launch/GridSample), forward and backward, with CPU's checks
-// (ATen/native/GridSamplerUtils.h) and modes: bilinear, nearest and bicubic interpolation, zeros,
-// border and reflection padding, align_corners.
-#include "launch/GridSample.h"
+// F.grid_sample in 2-d and 3-d on foo (launch/GridSampler), forward and backward, with CPU's checks
+// (ATen/native/GridSamplerUtils.h) and modes: bilinear (trilinear in 3-d), nearest and, in 2-d,
+// bicubic interpolation; zeros, border and reflection padding; align_corners.
+#include "launch/GridSampler.h"
 #include "launch/Index.h"
 
 #include <ATen/Context.h>
@@ -15,9 +15,13 @@ namespace {
 
 using at::Tensor;
 
-void check_grid_sample(const Tensor& input, const Tensor& grid) {
+void check_grid_sample(const Tensor& input, const Tensor& grid, int64_t interpolation, int64_t dims) {
   at::native::check_grid_sampler_common(input, grid);
-  at::native::check_grid_sampler_2d(input, grid);
+  if (dims == 3) {
+    at::native::check_grid_sampler_3d(input, grid, interpolation);
+  } else {
+    at::native::check_grid_sampler_2d(input, grid);
+  }
   TORCH_CHECK(input.scalar_type() == grid.scalar_type(),
               "grid_sampler(): expected input and grid to have the same dtype, but input has ", input.scalar_type(),
               " and grid has ", grid.scalar_type());
@@ -25,40 +29,47 @@ void check_grid_sample(const Tensor& input, const Tensor& grid) {
               input.scalar_type());
 }
 
-Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpolation, int64_t padding,
-                       bool align_corners) {
-  check_grid_sample(input, grid);
+// input [N, C, (D,) H, W] sampled at grid [N, (D_out,) H_out, W_out, Dims].
+template <int64_t Dims>
+Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t interpolation, int64_t padding,
+                    bool align_corners) {
+  check_grid_sample(input, grid, interpolation, Dims);
   const c10::DeviceGuard guard(input.device());
-  Tensor out = at::empty({input.size(0), input.size(1), grid.size(1), grid.size(2)}, input.options());
-  launch::launch_grid_sample(input.contiguous(), grid.contiguous(), interpolation, padding, align_corners, out);
+  std::vector<int64_t> shape{input.size(0), input.size(1)};
+  shape.insert(shape.end(), grid.sizes().begin() + 1, grid.sizes().end() - 1);
+  Tensor out = at::empty(shape, input.options());
+  launch::launch_grid_sampler(input.contiguous(), grid.contiguous(), interpolation, padding, align_corners, out);
   return out;
 }
 
-std::tuple<Tensor, Tensor> grid_sampler_2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid,
-                                                    int64_t interpolation, int64_t padding, bool align_corners,
-                                                    std::array<bool, 2> output_mask) {
-  check_grid_sample(input, grid);
+template <int64_t Dims>
+std::tuple<Tensor, Tensor> grid_sampler_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid,
+                                                 int64_t interpolation, int64_t padding, bool align_corners,
+                                                 std::array<bool, 2> output_mask) {
+  check_grid_sample(input, grid, interpolation, Dims);
   const c10::DeviceGuard guard(input.device());
   Tensor grad_input;
   if (output_mask[0]) {
     // As CUDA's: the gradients of overlapping taps add atomically.
-    at::globalContext().alertNotDeterministic("grid_sampler_2d_backward_foo");
+    at::globalContext().alertNotDeterministic("grid_sampler_backward_foo");
     grad_input = at::empty(input.sizes(), input.options());
-    TORCH_CHECK(launch::has_atomics_for(grad_input), "foo-cl: grid_sampler_2d_backward in ", input.scalar_type(),
+    TORCH_CHECK(launch::has_atomics_for(grad_input), "foo-cl: grid_sampler backward in ", input.scalar_type(),
                 " needs the OpenCL extension cl_khr_int64_base_atomics, which ", input.device(),
                 " does not have; use float32");
   }
   Tensor grad_grid = at::empty(grid.sizes(), grid.options());
-  launch::launch_grid_sample_backward(grad_output.contiguous(), input.contiguous(), grid.contiguous(), interpolation,
-                                      padding, align_corners, grad_input, grad_grid);
+  launch::launch_grid_sampler_backward(grad_output.contiguous(), input.contiguous(), grid.contiguous(), interpolation,
+                                       padding, align_corners, grad_input, grad_grid);
   return {grad_input, grad_grid};
 }
 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("grid_sampler_2d", grid_sampler_2d);
-  m.impl("grid_sampler_2d_backward", grid_sampler_2d_backward);
+  m.impl("grid_sampler_2d", grid_sampler<2>);
+  m.impl("grid_sampler_2d_backward", grid_sampler_backward<2>);
+  m.impl("grid_sampler_3d", grid_sampler<3>);
+  m.impl("grid_sampler_3d_backward", grid_sampler_backward<3>);
 }
 
 }  // namespace foo_cl::aten

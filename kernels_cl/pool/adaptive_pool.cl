@@ -28,7 +28,7 @@ inline bool foo_window_holds(long o, long out_size, long size, long i) {
 inline void foo_adaptive_window(ulong g, const foo_pool_shape* s, ulong* plane, long* z0, long* z1, long* y0, long* y1,
                                 long* x0, long* x1) {
   long oz, oy, ox;
-  foo_pool_coords(g, s->out_d, s->out_h, s->out_w, plane, &oz, &oy, &ox);
+  foo_volume_coords(g, s->out_d, s->out_h, s->out_w, plane, &oz, &oy, &ox);
   *z0 = foo_window_start(oz, s->out_d, s->depth);
   *z1 = foo_window_end(oz, s->out_d, s->depth);
   *y0 = foo_window_start(oy, s->out_h, s->height);
@@ -63,7 +63,7 @@ __kernel void adaptive_avg_backward(__global const char* grad_output, ulong grad
   FOO_GRID_LOOP(g, n) {
     ulong plane;
     long z, y, x;
-    foo_pool_coords(g, s.depth, s.height, s.width, &plane, &z, &y, &x);
+    foo_volume_coords(g, s.depth, s.height, s.width, &plane, &z, &y, &x);
     const ulong base = plane * s.out_d * s.out_h * s.out_w;
     ct sum = 0;
     for (long oz = 0; oz < s.out_d; ++oz) {
@@ -110,7 +110,7 @@ __kernel void adaptive_max_backward(__global const char* grad_output, ulong grad
   FOO_GRID_LOOP(g, n) {
     ulong plane;
     long z, y, x;
-    foo_pool_coords(g, s.depth, s.height, s.width, &plane, &z, &y, &x);
+    foo_volume_coords(g, s.depth, s.height, s.width, &plane, &z, &y, &x);
     const long position = (z * s.height + y) * s.width + x;
     const ulong base = plane * s.out_d * s.out_h * s.out_w;
     ct sum = 0;

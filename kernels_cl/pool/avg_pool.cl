@@ -44,7 +44,7 @@ __kernel void avg_pool_forward(__global const char* input, ulong input_offset, _
   FOO_GRID_LOOP(g, n) {
     ulong plane;
     long oz, oy, ox, z0, z1, y0, y1, x0, x1;
-    foo_pool_coords(g, s.out_d, s.out_h, s.out_w, &plane, &oz, &oy, &ox);
+    foo_volume_coords(g, s.out_d, s.out_h, s.out_w, &plane, &oz, &oy, &ox);
     __global const st* p = in + plane * s.depth * s.height * s.width;
     ct divisor, sum = 0;
     if (foo_avg_window(&s, oz, oy, ox, divisor_override, &z0, &z1, &y0, &y1, &x0, &x1, &divisor)) {
@@ -59,13 +59,6 @@ __kernel void avg_pool_forward(__global const char* input, ulong input_offset, _
   }
 }
 
-// The outputs [*first, *last] along one dim whose window can hold input position i:
-// o * stride - pad <= i < o * stride - pad + k.
-inline void foo_holding(long i, long k, long stride, long pad, long out_size, long* first, long* last) {
-  *first = max((i + pad - k + stride) / stride, 0L);
-  *last = min((i + pad) / stride, out_size - 1);
-}
-
 __kernel void avg_pool_backward(__global const char* grad_output, ulong grad_output_offset, __global char* grad_input,
                                 ulong grad_input_offset, foo_pool_shape s, long divisor_override, INDEX_T n) {
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
@@ -73,10 +66,10 @@ __kernel void avg_pool_backward(__global const char* grad_output, ulong grad_out
   FOO_GRID_LOOP(g, n) {
     ulong plane;
     long z, y, x, oz0, oz1, oy0, oy1, ox0, ox1;
-    foo_pool_coords(g, s.depth, s.height, s.width, &plane, &z, &y, &x);
-    foo_holding(z, s.kd, s.sd, s.pd, s.out_d, &oz0, &oz1);
-    foo_holding(y, s.kh, s.sh, s.ph, s.out_h, &oy0, &oy1);
-    foo_holding(x, s.kw, s.sw, s.pw, s.out_w, &ox0, &ox1);
+    foo_volume_coords(g, s.depth, s.height, s.width, &plane, &z, &y, &x);
+    foo_reaching(z, s.kd, s.sd, s.pd, 1, s.out_d, &oz0, &oz1);
+    foo_reaching(y, s.kh, s.sh, s.ph, 1, s.out_h, &oy0, &oy1);
+    foo_reaching(x, s.kw, s.sw, s.pw, 1, s.out_w, &ox0, &ox1);
     const ulong base = plane * s.out_d * s.out_h * s.out_w;
     ct sum = 0;
     for (long oz = oz0; oz <= oz1; ++oz) {

@@ -4,7 +4,7 @@
 // element gathers the gradients of the outputs whose index is its own position, in CPU's order
 // (no atomics); when windows cannot overlap, each output instead writes its gradient at its index
 // into a zeroed grad_input (an input then belongs to at most one window: no two outputs of the
-// forward share an index). Build options: DT, INDEX_T.
+// forward share an index). Build options: DT, INDEX_T, COMPUTE_IS_FLOAT.
 #include "common.clh"
 
 typedef FOO_STORAGE(DT) st;
@@ -19,14 +19,6 @@ inline long foo_first_inside(long start, long dilation) {
   return start;
 }
 
-// The outputs [*first, *last] along one dim whose window can reach input position i:
-// o * stride - pad <= i <= o * stride - pad + (k - 1) * dilation.
-inline void foo_reaching(long i, long k, long stride, long pad, long dilation, long out_size, long* first,
-                         long* last) {
-  *first = max((i + pad - (k - 1) * dilation + stride - 1) / stride, 0L);
-  *last = min((i + pad) / stride, out_size - 1);
-}
-
 __kernel void max_pool_forward(__global const char* input, ulong input_offset, __global char* output,
                                ulong output_offset, __global char* indices, ulong indices_offset, foo_pool_shape s,
                                INDEX_T n) {
@@ -36,7 +28,7 @@ __kernel void max_pool_forward(__global const char* input, ulong input_offset, _
   FOO_GRID_LOOP(g, n) {
     ulong plane;
     long oz, oy, ox;
-    foo_pool_coords(g, s.out_d, s.out_h, s.out_w, &plane, &oz, &oy, &ox);
+    foo_volume_coords(g, s.out_d, s.out_h, s.out_w, &plane, &oz, &oy, &ox);
     const long z0 = oz * s.sd - s.pd, y0 = oy * s.sh - s.ph, x0 = ox * s.sw - s.pw;
     const long first = (foo_first_inside(z0, s.dd) * s.height + foo_first_inside(y0, s.dh)) * s.width +
                        foo_first_inside(x0, s.dw);
@@ -57,7 +49,7 @@ __kernel void max_pool_backward(__global const char* grad_output, ulong grad_out
   FOO_GRID_LOOP(g, n) {
     ulong plane;
     long z, y, x;
-    foo_pool_coords(g, s.depth, s.height, s.width, &plane, &z, &y, &x);
+    foo_volume_coords(g, s.depth, s.height, s.width, &plane, &z, &y, &x);
     const long position = (z * s.height + y) * s.width + x;
     long oz0, oz1, oy0, oy1, ox0, ox1;
     foo_reaching(z, s.kd, s.sd, s.pd, s.dd, s.out_d, &oz0, &oz1);

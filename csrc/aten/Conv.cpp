@@ -1,7 +1,8 @@
 // Convolutions, 1-d, 2-d and 3-d (strided, padded, dilated, grouped, transposed), and their
 // backward, as column matrices (launch/Conv.h) times the weights (launch/Gemm.h). 1-d and 2-d
 // convolutions run as 3-d ones with depth (and height) 1. The batch is processed in chunks whose
-// column matrices stay under kColumnBytes, so memory stays bounded.
+// column matrices stay under kColumnBytes, or one image at a time when a single image's does not
+// (a large 3-d volume's can take gigabytes; allocation failure raises torch.OutOfMemoryError).
 //
 // A convolution relates an "image" side, whose windows the column matrices gather, and an "other"
 // side: for a convolution the image is the input and the other side the output; a transposed
@@ -131,8 +132,8 @@ Tensor from_3d(const Tensor& t, const Conv& conv) {
   return v;
 }
 
-// A result (computed contiguous) in the memory format CUDA's convolutions give: channels_last (or
-// channels_last_3d) when the input or the weight is.
+// A result (computed contiguous) in the memory format CPU's and CUDA's convolutions give:
+// channels_last (or channels_last_3d) when the input or the weight is.
 Tensor in_conv_format(const Tensor& t, const Tensor& input, const Tensor& weight) {
   if (t.dim() < 4) return t;
   const auto format = t.dim() == 4 ? c10::MemoryFormat::ChannelsLast : c10::MemoryFormat::ChannelsLast3d;

@@ -1,4 +1,4 @@
-// resize/upsample: F.interpolate's modes over volumes [planes, in_d, in_h, in_w] to
+// upsample/upsample: F.interpolate's modes over volumes [planes, in_d, in_h, in_w] to
 // [planes, out_d, out_h, out_w] (contiguous), with CPU's source-index and weight rules. The last
 // DIMS (1, 2 or 3) dims are resized; the others have size 1 and a single tap of weight 1.
 //
@@ -21,10 +21,12 @@
 // Build options: DT (dtype name), INDEX_T, DIMS, MODE, ALIGN_CORNERS.
 #include "common.clh"
 #include "atomics.clh"
-#include "resize/resize_shape.h"
+#include "upsample/upsample_shape.h"
 
 typedef FOO_STORAGE(DT) st;
 typedef FOO_COMPUTE(DT) ct;
+
+#include "cubic.clh"
 
 #define MODE_NEAREST 0
 #define MODE_NEAREST_EXACT 1
@@ -66,16 +68,6 @@ inline void foo_nearest_run(long src, float scale, long in_size, long out_size, 
 }
 #endif
 
-#if MODE == MODE_CUBIC || MODE == MODE_AA_CUBIC
-// Keys' cubic convolution kernel with parameter a, for |x| < 1 and 1 <= |x| < 2.
-inline ct foo_cubic1(ct x, ct a) {
-  return ((a + 2) * x - (a + 3)) * x * x + 1;
-}
-inline ct foo_cubic2(ct x, ct a) {
-  return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
-}
-#endif
-
 #if MODE == MODE_AA_LINEAR
 inline ct foo_filter(ct x) {
   x = fabs(x);
@@ -97,13 +89,13 @@ inline void foo_make_taps(long o, long in_size, long out_size, scale_t scale, fo
   t->count = 1;
   t->weight[0] = 1;
 #elif MODE == MODE_LINEAR
-  t->count = 2;
   if (in_size == out_size) {  // as CPU: a copy
     t->first = o;
+    t->count = 1;
     t->weight[0] = 1;
-    t->weight[1] = 0;
     return;
   }
+  t->count = 2;
 #ifdef ALIGN_CORNERS
   const ct src = scale * (ct)o;
 #else
@@ -121,12 +113,7 @@ inline void foo_make_taps(long o, long in_size, long out_size, scale_t scale, fo
 #endif
   t->first = min((long)floor((float)src), in_size - 1) - 1;
   t->count = 4;
-  const ct x = min(max(src - (ct)(t->first + 1), (ct)0), (ct)1);
-  const ct a = (ct)-0.75;
-  t->weight[0] = foo_cubic2(x + 1, a);
-  t->weight[1] = foo_cubic1(x, a);
-  t->weight[2] = foo_cubic1(1 - x, a);
-  t->weight[3] = foo_cubic2((1 - x) + 1, a);
+  foo_cubic_weights(min(max(src - (ct)(t->first + 1), (ct)0), (ct)1), (ct)-0.75, t->weight);
 #else  // antialiased
   const ct support = scale >= 1 ? FOO_FILTER_SUPPORT * scale : (ct)FOO_FILTER_SUPPORT;
   const long max_taps = (long)ceil(support) * 2 + 1;
@@ -170,7 +157,7 @@ inline void foo_single_tap(foo_taps* t) {
 }
 
 // The taps of output (oz, oy, ox) along each dim.
-inline void foo_output_taps(const foo_resize_shape* s, long oz, long oy, long ox, scale_t scale_d, scale_t scale_h,
+inline void foo_output_taps(const foo_upsample_shape* s, long oz, long oy, long ox, scale_t scale_d, scale_t scale_h,
                             scale_t scale_w, foo_taps* tz, foo_taps* ty, foo_taps* tx) {
 #if DIMS == 3
   foo_make_taps(oz, s->in_d, s->out_d, scale_d, tz);
@@ -185,25 +172,19 @@ inline void foo_output_taps(const foo_resize_shape* s, long oz, long oy, long ox
   foo_make_taps(ox, s->in_w, s->out_w, scale_w, tx);
 }
 
-inline void foo_coords(ulong g, long depth, long height, long width, ulong* plane, long* z, long* y, long* x) {
-  *x = g % width;
-  *y = (g / width) % height;
-  *z = (g / (width * height)) % depth;
-  *plane = g / (width * height * depth);
-}
-
-__kernel void resize_forward(__global const char* input, ulong input_offset, __global char* output,
-                             ulong output_offset, foo_resize_shape s, scale_t scale_d, scale_t scale_h,
+__kernel void upsample_forward(__global const char* input, ulong input_offset, __global char* output,
+                             ulong output_offset, foo_upsample_shape s, scale_t scale_d, scale_t scale_h,
                              scale_t scale_w, INDEX_T n) {
   __global const st* in = FOO_PTR(const st, input, input_offset);
   __global st* out = FOO_PTR(st, output, output_offset);
   FOO_GRID_LOOP(g, n) {
     ulong plane;
     long oz, oy, ox;
-    foo_coords(g, s.out_d, s.out_h, s.out_w, &plane, &oz, &oy, &ox);
+    foo_volume_coords(g, s.out_d, s.out_h, s.out_w, &plane, &oz, &oy, &ox);
     foo_taps tz, ty, tx;
     foo_output_taps(&s, oz, oy, ox, scale_d, scale_h, scale_w, &tz, &ty, &tx);
     __global const st* p = in + plane * s.in_d * s.in_h * s.in_w;
+    // Each sum starts from its first term, as CPU's: a single tap of weight 1 copies (-0.0 too).
     ct sum = 0;
     for (long a = 0; a < tz.count; ++a) {
       const long z = foo_tap_index(&tz, a);
@@ -212,26 +193,27 @@ __kernel void resize_forward(__global const char* input, ulong input_offset, __g
         __global const st* row = p + (z * s.in_h + foo_tap_index(&ty, i)) * s.in_w;
         ct sum_x = 0;
         for (long j = 0; j < tx.count; ++j) {
-          sum_x += foo_tap_weight(&tx, j) * FOO_CONVERT(DT, FOO_LOAD(DT, row, foo_tap_index(&tx, j)));
+          const ct term = FOO_CONVERT(DT, FOO_LOAD(DT, row, foo_tap_index(&tx, j))) * foo_tap_weight(&tx, j);
+          sum_x = j == 0 ? term : sum_x + term;
         }
-        sum_y += foo_tap_weight(&ty, i) * sum_x;
+        sum_y = i == 0 ? sum_x * foo_tap_weight(&ty, i) : sum_y + sum_x * foo_tap_weight(&ty, i);
       }
-      sum += foo_tap_weight(&tz, a) * sum_y;
+      sum = a == 0 ? sum_y * foo_tap_weight(&tz, a) : sum + sum_y * foo_tap_weight(&tz, a);
     }
     FOO_STORE(DT, out, g, sum);
   }
 }
 
 #if MODE == MODE_NEAREST || MODE == MODE_NEAREST_EXACT
-__kernel void resize_backward(__global const char* grad_output, ulong grad_output_offset, __global char* grad_input,
-                              ulong grad_input_offset, foo_resize_shape s, scale_t scale_d, scale_t scale_h,
+__kernel void upsample_backward(__global const char* grad_output, ulong grad_output_offset, __global char* grad_input,
+                              ulong grad_input_offset, foo_upsample_shape s, scale_t scale_d, scale_t scale_h,
                               scale_t scale_w, INDEX_T n) {
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
   FOO_GRID_LOOP(g, n) {
     ulong plane;
     long iz, iy, ix, z0 = 0, z1 = 1, y0 = 0, y1 = 1, x0, x1;
-    foo_coords(g, s.in_d, s.in_h, s.in_w, &plane, &iz, &iy, &ix);
+    foo_volume_coords(g, s.in_d, s.in_h, s.in_w, &plane, &iz, &iy, &ix);
 #if DIMS == 3
     foo_nearest_run(iz, scale_d, s.in_d, s.out_d, &z0, &z1);
 #endif
@@ -250,15 +232,15 @@ __kernel void resize_backward(__global const char* grad_output, ulong grad_outpu
   }
 }
 #else
-__kernel void resize_backward(__global const char* grad_output, ulong grad_output_offset, __global char* grad_input,
-                              ulong grad_input_offset, foo_resize_shape s, scale_t scale_d, scale_t scale_h,
+__kernel void upsample_backward(__global const char* grad_output, ulong grad_output_offset, __global char* grad_input,
+                              ulong grad_input_offset, foo_upsample_shape s, scale_t scale_d, scale_t scale_h,
                               scale_t scale_w, INDEX_T n) {
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
   FOO_GRID_LOOP(g, n) {
     ulong plane;
     long oz, oy, ox;
-    foo_coords(g, s.out_d, s.out_h, s.out_w, &plane, &oz, &oy, &ox);
+    foo_volume_coords(g, s.out_d, s.out_h, s.out_w, &plane, &oz, &oy, &ox);
     foo_taps tz, ty, tx;
     foo_output_taps(&s, oz, oy, ox, scale_d, scale_h, scale_w, &tz, &ty, &tx);
     const ct d = FOO_CONVERT(DT, FOO_LOAD(DT, gout, g));

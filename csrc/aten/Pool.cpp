@@ -45,6 +45,16 @@ launch::PoolWindow pool_window(int64_t dims, c10::IntArrayRef kernel, c10::IntAr
 
 constexpr int64_t kNoDilation[] = {1};
 
+// What CPU's backward kernels check beyond the meta functions: the gradient's dtype is the
+// input's, and indices (if any) are int64, since the kernels read them as such.
+void check_backward(const char* name, const Tensor& grad_output, const Tensor& self,
+                    const Tensor& indices = Tensor()) {
+  TORCH_CHECK(grad_output.scalar_type() == self.scalar_type(), name, ": expected grad_output of dtype ",
+              self.scalar_type(), ", got ", grad_output.scalar_type());
+  TORCH_CHECK(!indices.defined() || indices.scalar_type() == at::kLong, name,
+              ": expected indices of dtype int64, got ", indices.scalar_type());
+}
+
 // Registers the functional and out= variants of a structured operator with two outputs (values
 // and indices).
 template <class Meta, class... Rest>
@@ -76,9 +86,10 @@ void max_pool2d_forward(Op& op, const Tensor& self, c10::IntArrayRef kernel, c10
 }
 
 template <class Op>
-void max_pool2d_backward(Op& op, const Tensor& grad_output, const Tensor&, c10::IntArrayRef kernel,
+void max_pool2d_backward(Op& op, const Tensor& grad_output, const Tensor& self, c10::IntArrayRef kernel,
                          c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation, bool,
                          const Tensor& indices) {
+  check_backward("max_pool2d_with_indices_backward()", grad_output, self, indices);
   const c10::DeviceGuard guard(grad_output.device());
   launch::launch_max_pool_backward(grad_output.contiguous(), indices.contiguous(),
                                    pool_window(2, kernel, stride, padding, dilation), op.maybe_get_output(0));
@@ -89,9 +100,9 @@ std::vector<int64_t> max_pool3d_shape(const Tensor& self, c10::IntArrayRef kerne
                                       c10::IntArrayRef padding, c10::IntArrayRef dilation, bool ceil_mode,
                                       const char* name) {
   TORCH_CHECK(kernel.size() == 1 || kernel.size() == 3,
-              "max_pool3d: kernel_size must either be a single int, or a tuple of three ints")
+              "max_pool3d: kernel_size must either be a single int, or a tuple of three ints");
   TORCH_CHECK(stride.empty() || stride.size() == 1 || stride.size() == 3,
-              "max_pool3d: stride must either be omitted, a single int, or a tuple of three ints")
+              "max_pool3d: stride must either be omitted, a single int, or a tuple of three ints");
   TORCH_CHECK(padding.size() == 1 || padding.size() == 3,
               "max_pool3d: padding must either be a single int, or a tuple of three ints");
   TORCH_CHECK(dilation.size() == 1 || dilation.size() == 3,
@@ -134,6 +145,7 @@ Tensor max_pool3d_grad_input(const Tensor& grad_output, const Tensor& self, c10:
                                         bool ceil_mode, const Tensor& indices) {
   const char* name = "max_pool3d_with_indices_backward()";
   const auto shape = max_pool3d_shape(self, kernel, stride, padding, dilation, ceil_mode, name);
+  check_backward(name, grad_output, self, indices);
   TORCH_CHECK(grad_output.sizes() == c10::IntArrayRef(shape) && indices.sizes() == c10::IntArrayRef(shape), name,
               ": expected grad_output and indices of sizes ", shape, ", got ", grad_output.sizes(), " and ",
               indices.sizes());
@@ -165,9 +177,10 @@ void avg_pool_forward(Op& op, const Tensor& self, c10::IntArrayRef kernel, c10::
 }
 
 template <int64_t Dims, class Op>
-void avg_pool_backward(Op& op, const Tensor& grad_output, const Tensor&, c10::IntArrayRef kernel,
+void avg_pool_backward(Op& op, const Tensor& grad_output, const Tensor& self, c10::IntArrayRef kernel,
                        c10::IntArrayRef stride, c10::IntArrayRef padding, bool, bool count_include_pad,
                        std::optional<int64_t> divisor_override) {
+  check_backward(Dims == 2 ? "avg_pool2d_backward()" : "avg_pool3d_backward()", grad_output, self);
   const c10::DeviceGuard guard(grad_output.device());
   launch::launch_avg_pool_backward(grad_output.contiguous(), pool_window(Dims, kernel, stride, padding, kNoDilation),
                                    count_include_pad, divisor_override, op.maybe_get_output(0));
@@ -206,8 +219,12 @@ Tensor& adaptive_avg_pool_out(const Tensor& self, c10::IntArrayRef output_size, 
 
 template <int64_t Dims>
 Tensor adaptive_avg_pool_backward(const Tensor& grad_output, const Tensor& self) {
-  TORCH_CHECK(grad_output.dim() == self.dim(), "adaptive_avg_pool", Dims, "d_backward(): expected grad_output of ",
-              self.dim(), " dims, got ", grad_output.sizes());
+  const char* name = Dims == 2 ? "adaptive_avg_pool2d_backward()" : "adaptive_avg_pool3d_backward()";
+  check_backward(name, grad_output, self);
+  TORCH_CHECK(grad_output.dim() == self.dim() &&
+                  grad_output.sizes().slice(0, self.dim() - Dims) == self.sizes().slice(0, self.dim() - Dims),
+              name, ": expected grad_output of sizes [", self.sizes().slice(0, self.dim() - Dims),
+              ", ...] (", self.dim(), " dims), got ", grad_output.sizes());
   const c10::DeviceGuard guard(self.device());
   Tensor grad_input = at::empty(self.sizes(), self.options());
   launch::launch_adaptive_avg_pool_backward(Dims, grad_output.contiguous(), grad_input);
@@ -226,7 +243,9 @@ void adaptive_max_forward(Op& op, const Tensor& self, c10::IntArrayRef) {
 }
 
 template <int64_t Dims, class Op>
-void adaptive_max_backward(Op& op, const Tensor& grad_output, const Tensor&, const Tensor& indices) {
+void adaptive_max_backward(Op& op, const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  check_backward(Dims == 2 ? "adaptive_max_pool2d_backward()" : "adaptive_max_pool3d_backward()", grad_output, self,
+                 indices);
   const c10::DeviceGuard guard(grad_output.device());
   launch::launch_adaptive_max_pool_backward(Dims, grad_output.contiguous(), indices.contiguous(),
                                             op.maybe_get_output(0));
