@@ -1,18 +1,22 @@
 """Command line of the foo-cl benchmarks: ``python -m benchmarks.run [-k PATTERN] [--json FILE]
-[--repeat N]``. Importing a benchmark module registers its rows; this file selects them, runs each
-on foo and on the CPU, and prints the comparison table (progress goes to stderr).
+[--plot FILE.png] [--repeat N]``. Importing a benchmark module registers its rows; this file selects
+them, runs each on foo and on the CPU, and prints the setup (foo's device, the CPU's model) and the
+comparison table (progress goes to stderr).
 """
 
 from __future__ import annotations
 
 import argparse
+import platform
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import torch
 
 import foo_cl  # noqa: F401  (registers torch.foo)
 from benchmarks import elementwise, harness, linalg, memory, nn, random_numbers  # noqa: F401  (register their rows; import new modules here)
+from benchmarks.plot import plot_ratios
 
 
 def positive_int(text: str) -> int:
@@ -36,6 +40,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "(case-insensitive; repeat the option to run the union)",
     )
     parser.add_argument("--json", metavar="FILE", help="also write the rows to FILE as a JSON list")
+    parser.add_argument("--plot", metavar="FILE.png", help="also draw the foo/CPU ratios as a bar chart (matplotlib)")
     parser.add_argument(
         "--repeat",
         type=positive_int,
@@ -45,9 +50,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def cpu_model() -> str:
+    """The host CPU's model name (what the CPU column ran on, and, with PoCL, foo too)."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown CPU"
+
+
 def describe_setup() -> str:
     return (
-        f"foo: {torch.foo.get_device_name()} | cpu: torch {torch.__version__}, "
+        f"foo: {torch.foo.get_device_name()} | cpu: {cpu_model()}, torch {torch.__version__}, "
         f"{torch.get_num_threads()} threads | values are medians"
     )
 
@@ -68,11 +83,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: no benchmark matches {args.patterns}; the benchmarks are: {names}", file=sys.stderr)
         return 1
 
-    print(describe_setup())
+    setup = describe_setup()
+    print(setup)
     rows = harness.run_all(selected, args.repeat)
     print(harness.format_table(rows))
     if args.json:
         harness.write_json(rows, args.json)
+    if args.plot:
+        plot_ratios(rows, args.plot, setup)
     return 1 if any(row.error for row in rows) else 0
 
 
