@@ -1,8 +1,7 @@
 // Random sampling: PyTorch's own random ops (argument checks, normal with tensor mean/std, bernoulli
 // out=, multinomial without replacement) over foo kernels behind their dispatch stubs
-// (kernels_cl/random/), native dropout, and randperm (a sort of random keys).
+// (kernels_cl/random/), native dropout, and randperm (random buckets, each shuffled).
 #include "launch/Random.h"
-#include "launch/Sort.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/TensorIterator.h>
@@ -145,12 +144,10 @@ Tensor& randperm_out(int64_t n, Gen gen, Tensor& result) {
   result.resize_({n});
   if (n == 0) return result;
   const c10::DeviceGuard guard(result.device());
-  const Tensor keys = at::empty({1, n}, result.options().dtype(c10::kLong));
-  launch::launch_random_integers(keys, 0, 0, gen);
-  const Tensor sorted = at::empty_like(keys);
-  const Tensor positions = at::empty_like(keys);
-  launch::launch_sort_rows(keys, sorted, positions, false);
-  result.copy_(positions.view({n}));
+  const bool direct = result.scalar_type() == c10::kLong && result.is_contiguous();
+  Tensor permutation = direct ? result : at::empty({n}, result.options().dtype(c10::kLong));
+  launch::launch_randperm(permutation, gen);
+  if (!direct) result.copy_(permutation);
   return result;
 }
 

@@ -4,9 +4,11 @@
 #include "launch/Launch.h"
 #include "runtime/Generator.h"
 
+#include <ATen/ops/cumsum.h>
 #include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
 
+#include <algorithm>
 #include <functional>
 
 namespace foo_cl::launch {
@@ -74,6 +76,48 @@ void launch_random_integers(const at::Tensor& out, uint64_t range, int64_t base,
         .count(n)
         .launch(tiles(n, bits));
   });
+}
+
+void launch_randperm(const at::Tensor& out, const std::optional<at::Generator>& gen) {
+  TORCH_INTERNAL_ASSERT(out.dim() == 1 && out.is_contiguous() && out.scalar_type() == at::kLong);
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const c10::DeviceGuard guard(out.device());
+  const c10::DeviceIndex device = out.device().index();
+  constexpr int kBucketBits = 8;
+  constexpr int64_t kBuckets = int64_t{1} << kBucketBits;
+  // Work-items dealing the elements: chunks of at least 16K elements (whole tiles of 32), at most 256.
+  const int64_t groups = std::clamp<int64_t>(n / 16384, 1, 256);
+  const int64_t chunk = ((n + groups - 1) / groups + 31) / 32 * 32;
+  const std::string options = "-DBUCKET_BITS=" + std::to_string(kBucketBits) + " ";
+  // 2n words: one per element for its bucket, one per slot for the shuffles.
+  const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * tiles(2 * n, 32));
+  const size_t dealers[3] = {static_cast<size_t>(groups), 1, 1}, buckets[3] = {kBuckets, 1, 1}, one[3] = {1, 1, 1};
+  const at::Tensor counts = at::empty({kBuckets * groups}, out.options());
+  KernelCall(device, "random/randperm", "randperm_count", options)
+      .buffer(counts.data_ptr())
+      .value(n)
+      .value(chunk)
+      .value(state.seed)
+      .value(state.offset)
+      .launch_nd(dealers, one);
+  const at::Tensor slots = at::cumsum(counts, 0).sub_(counts);  // each (bucket, dealer)'s first slot
+  KernelCall(device, "random/randperm", "randperm_scatter", options)
+      .buffer(out.data_ptr())
+      .buffer(slots.const_data_ptr())
+      .value(n)
+      .value(chunk)
+      .value(state.seed)
+      .value(state.offset)
+      .launch_nd(dealers, one);
+  KernelCall(device, "random/randperm", "randperm_shuffle", options)
+      .buffer(out.data_ptr())
+      .buffer(slots.const_data_ptr())
+      .value(n)
+      .value(groups)
+      .value(state.seed)
+      .value(state.offset)
+      .launch_nd(buckets, one);
 }
 
 void launch_dropout(const at::Tensor& out, const at::Tensor& mask, const at::Tensor& input, double p1m, double scale,

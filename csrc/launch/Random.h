@@ -26,6 +26,10 @@ void launch_random_integers(const at::Tensor& out, uint64_t range, int64_t base,
 void launch_dropout(const at::Tensor& out, const at::Tensor& mask, const at::Tensor& input, double p1m, double scale,
                     const std::optional<at::Generator>& gen);
 
+// A uniform random permutation of 0 .. n-1 into out (contiguous int64 [n]), by random buckets
+// shuffled one by one (kernels_cl/random/randperm.cl).
+void launch_randperm(const at::Tensor& out, const std::optional<at::Generator>& gen);
+
 // Samples with replacement: out [rows, samples] (int64) gets category indices drawn from each row
 // of `cdf` [rows, categories], the running sums of the weights (float or double).
 void launch_multinomial(const at::Tensor& out, const at::Tensor& cdf, const std::optional<at::Generator>& gen);

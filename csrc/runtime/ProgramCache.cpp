@@ -159,7 +159,7 @@ class ProgramCache {
     // NOTE: OpenCL lets float32 division and sqrt be 2-3 ulp off; CPU PyTorch rounds them exactly.
     const std::string full_options =
         std::string("-cl-std=CL1.2 ") + (info.correctly_rounded_sqrt ? "-cl-fp32-correctly-rounded-divide-sqrt " : "") +
-        (info.cpu_class ? "-DFOO_CPU_DEVICE " : "") + options;
+        (info.cpu_class ? "-DFOO_CPU_DEVICE " : "") + (info.has_fp64 ? "-DFOO_DEVICE_FP64 " : "") + options;
     const std::string identity = source + '\0' + full_options + '\0' + info.platform_name + '\0' +
                                  info.platform_version + '\0' + info.name + '\0' + info.driver_version + '\0' +
                                  FOO_CL_VERSION;

@@ -3,7 +3,11 @@
 #include "compute.clh"
 
 #ifdef COMPUTE_IS_FLOAT
-#define OP(a, b) pow(a, b)
+#define OP(a, b) foo_pow(a, b)
+#ifdef FOO_HAS_POW_VEC
+#define OP_VECTOR_SAFE
+#define OP_VEC(a, b) foo_pow_vec((ctv)(a), (ctv)(b))
+#endif
 #else
 #define OP(a, b) foo_powi(a, b)
 #endif

@@ -3,7 +3,11 @@
 #include "compute.clh"
 
 #ifdef COMPUTE_IS_FLOAT
-#define OP(a) pow(a, s0)
+#define OP(a) foo_pow(a, s0)
+#ifdef FOO_HAS_POW_VEC
+#define OP_VECTOR_SAFE
+#define OP_VEC(a) foo_pow_vec(a, (ctv)s0)
+#endif
 #else
 #define OP(a) foo_powi(a, s0)
 #endif
