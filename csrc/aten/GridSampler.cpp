@@ -1,10 +1,9 @@
 // F.grid_sample in 2-d and 3-d on foo (launch/GridSampler), forward and backward, with CPU's checks
 // (ATen/native/GridSamplerUtils.h) and modes: bilinear (trilinear in 3-d), nearest and, in 2-d,
 // bicubic interpolation; zeros, border and reflection padding; align_corners.
+#include "aten/Atomics.h"
 #include "launch/GridSampler.h"
-#include "launch/Index.h"
 
-#include <ATen/Context.h>
 #include <ATen/native/GridSamplerUtils.h>
 #include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
@@ -50,12 +49,9 @@ std::tuple<Tensor, Tensor> grid_sampler_backward(const Tensor& grad_output, cons
   const c10::DeviceGuard guard(input.device());
   Tensor grad_input;
   if (output_mask[0]) {
-    // As CUDA's: the gradients of overlapping taps add atomically.
-    at::globalContext().alertNotDeterministic("grid_sampler_backward_foo");
+    // The gradients of overlapping taps add atomically.
     grad_input = at::empty(input.sizes(), input.options());
-    TORCH_CHECK(launch::has_atomics_for(grad_input), "foo-cl: grid_sampler backward in ", input.scalar_type(),
-                " needs the OpenCL extension cl_khr_int64_base_atomics, which ", input.device(),
-                " does not have; use float32");
+    check_atomic_accumulation(Dims == 2 ? "grid_sampler_2d_backward" : "grid_sampler_3d_backward", grad_input);
   }
   Tensor grad_grid = at::empty(grid.sizes(), grid.options());
   launch::launch_grid_sampler_backward(grad_output.contiguous(), input.contiguous(), grid.contiguous(), interpolation,

@@ -2,11 +2,10 @@
 // functions for checks and shapes: nearest and nearest-exact (1-d to 3-d), linear, bilinear and
 // trilinear, bicubic, and antialiased bilinear and bicubic. The interpolating modes of integer
 // images (uint8, which CPU rounds with fixed-point weights) run on the CPU fallback.
+#include "aten/Atomics.h"
 #include "aten/Structured.h"
-#include "launch/Index.h"
 #include "launch/Upsample.h"
 
-#include <ATen/Context.h>
 #include <ATen/ops/_upsample_bicubic2d_aa_backward_meta.h>
 #include <ATen/ops/_upsample_bicubic2d_aa_meta.h>
 #include <ATen/ops/_upsample_bilinear2d_aa_backward_meta.h>
@@ -82,12 +81,7 @@ void register_upsample(torch::Library& m, const char* name, const char* out, con
       m, backward, nullptr, backward_out,
       [backward](BackwardMeta& op, const Tensor& grad_output, c10::IntArrayRef, c10::IntArrayRef, Args... args) {
         const Tensor& grad_input = op.maybe_get_output(0);
-        if (!nearest) {  // as CUDA's: the gradients of overlapping taps add atomically
-          at::globalContext().alertNotDeterministic(backward);
-          TORCH_CHECK(launch::has_atomics_for(grad_input), "foo-cl: ", backward, " in ", grad_input.scalar_type(),
-                      " needs the OpenCL extension cl_khr_int64_base_atomics, which ", grad_input.device(),
-                      " does not have; use float32");
-        }
+        if (!nearest) check_atomic_accumulation(backward, grad_input);  // overlapping taps add atomically
         const auto [align_corners, scales] = upsample_args(args...);
         launch::launch_upsample_backward(Mode, Dims, grad_output.contiguous(), grad_input, align_corners, scales);
       });

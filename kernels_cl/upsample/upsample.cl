@@ -173,8 +173,8 @@ inline void foo_output_taps(const foo_upsample_shape* s, long oz, long oy, long 
 }
 
 __kernel void upsample_forward(__global const char* input, ulong input_offset, __global char* output,
-                             ulong output_offset, foo_upsample_shape s, scale_t scale_d, scale_t scale_h,
-                             scale_t scale_w, INDEX_T n) {
+                               ulong output_offset, foo_upsample_shape s, scale_t scale_d, scale_t scale_h,
+                               scale_t scale_w, INDEX_T n) {
   __global const st* in = FOO_PTR(const st, input, input_offset);
   __global st* out = FOO_PTR(st, output, output_offset);
   FOO_GRID_LOOP(g, n) {
@@ -206,8 +206,8 @@ __kernel void upsample_forward(__global const char* input, ulong input_offset, _
 
 #if MODE == MODE_NEAREST || MODE == MODE_NEAREST_EXACT
 __kernel void upsample_backward(__global const char* grad_output, ulong grad_output_offset, __global char* grad_input,
-                              ulong grad_input_offset, foo_upsample_shape s, scale_t scale_d, scale_t scale_h,
-                              scale_t scale_w, INDEX_T n) {
+                                ulong grad_input_offset, foo_upsample_shape s, scale_t scale_d, scale_t scale_h,
+                                scale_t scale_w, INDEX_T n) {
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
   FOO_GRID_LOOP(g, n) {
@@ -233,8 +233,8 @@ __kernel void upsample_backward(__global const char* grad_output, ulong grad_out
 }
 #else
 __kernel void upsample_backward(__global const char* grad_output, ulong grad_output_offset, __global char* grad_input,
-                              ulong grad_input_offset, foo_upsample_shape s, scale_t scale_d, scale_t scale_h,
-                              scale_t scale_w, INDEX_T n) {
+                                ulong grad_input_offset, foo_upsample_shape s, scale_t scale_d, scale_t scale_h,
+                                scale_t scale_w, INDEX_T n) {
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
   FOO_GRID_LOOP(g, n) {
