@@ -2,12 +2,14 @@
 // runtime (allocator, guard, hooks) and every foo kernel through static initialisers.
 #include "aten/Fallback.h"
 #include "launch/Gemm.h"
+#include "launch/UserKernel.h"
 #include "runtime/Allocator.h"
 #include "runtime/Device.h"
 #include "runtime/Generator.h"
 #include "runtime/ProgramCache.h"
 #include "runtime/QueuePool.h"
 
+#include <ATen/core/Tensor.h>
 #include <c10/util/Exception.h>
 #include <torch/csrc/utils/pybind.h>
 #include <pybind11/stl.h>
@@ -69,6 +71,52 @@ py::list opencl_inventory() {
   return out;
 }
 
+// The device whose context is `context`, or -1.
+int device_of_context(uintptr_t context) {
+  for (c10::DeviceIndex i = 0; i < runtime::device_count(); ++i) {
+    if (reinterpret_cast<uintptr_t>(runtime::device_info(i).context) == context) return i;
+  }
+  return -1;
+}
+
+// A foo tensor over `nbytes` of an OpenCL buffer of foo's context from byte `offset` on (a pyopencl
+// array's memory); `owner` is kept alive with it.
+at::Tensor tensor_from_buffer(int device, uintptr_t mem, size_t offset, size_t nbytes, std::vector<int64_t> sizes,
+                              std::vector<int64_t> strides, at::ScalarType dtype, py::object owner) {
+  auto release_owner = [](void* p) {
+    if (!Py_IsInitialized()) return;  // at interpreter exit the reference goes with the interpreter
+    py::gil_scoped_acquire gil;
+    delete static_cast<py::object*>(p);
+  };
+  c10::DataPtr data = runtime::import_buffer(static_cast<c10::DeviceIndex>(device), reinterpret_cast<cl_mem>(mem),
+                                             offset, new py::object(std::move(owner)), release_owner);
+  c10::Storage storage(c10::Storage::use_byte_size_t(), nbytes, std::move(data), nullptr, /*resizable=*/false);
+  at::Tensor tensor = at::detail::make_tensor<c10::TensorImpl>(
+      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), c10::scalarTypeToTypeMeta(dtype));
+  tensor.unsafeGetTensorImpl()->set_sizes_and_strides(sizes, strides);
+  return tensor;
+}
+
+launch::UserKernelSource user_kernel(std::string source, std::string name, std::string options) {
+  return {std::move(source), std::move(name), std::move(options)};
+}
+
+// A launch's arguments from Python: (0, address) for a tensor, (1, bytes) for a value, (2, size) for
+// __local memory.
+std::vector<launch::UserKernelArg> user_kernel_args(const py::list& args) {
+  std::vector<launch::UserKernelArg> out;
+  for (const py::handle& item : args) {
+    const auto pair = item.cast<py::tuple>();
+    const int kind = pair[0].cast<int>();
+    launch::UserKernelArg arg{static_cast<launch::UserKernelArg::Kind>(kind)};
+    if (kind == 0) arg.address = reinterpret_cast<const void*>(pair[1].cast<uintptr_t>());
+    if (kind == 1) arg.bytes = pair[1].cast<std::string>();
+    if (kind == 2) arg.local_size = pair[1].cast<size_t>();
+    out.push_back(std::move(arg));
+  }
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_C, m) {
@@ -122,6 +170,37 @@ PYBIND11_MODULE(_C, m) {
   m.def("_set_fallback_mode", &aten::set_fallback_mode);
   m.def("_fallback_counts", &aten::fallback_counts);
   m.def("_reset_fallback_counts", &aten::reset_fallback_counts);
+
+  // OpenCL interop (foo_cl.opencl): handles as integers, for pyopencl's from_int_ptr.
+  m.def("_cl_handles", [](int index) {
+    const runtime::DeviceInfo& info = runtime::device_info(static_cast<c10::DeviceIndex>(index));
+    return py::dict(py::arg("platform") = reinterpret_cast<uintptr_t>(info.platform),
+                    py::arg("device") = reinterpret_cast<uintptr_t>(info.id),
+                    py::arg("context") = reinterpret_cast<uintptr_t>(info.context));
+  });
+  m.def("_cl_queue", [](int index, int64_t stream_id) {
+    return reinterpret_cast<uintptr_t>(runtime::shared_queue(static_cast<c10::DeviceIndex>(index), stream_id));
+  });
+  m.def("_cl_buffer", [](const at::Tensor& tensor) {
+    const runtime::BufferRef ref = runtime::buffer_of(tensor.data_ptr());
+    return py::make_tuple(reinterpret_cast<uintptr_t>(ref.mem), ref.offset);
+  });
+  m.def("_device_of_context", &device_of_context);
+  m.def("_tensor_from_buffer", &tensor_from_buffer);
+  m.def("_user_kernel_params", [](int device, std::string source, std::string name, std::string options) {
+    py::list out;
+    for (const auto& p : launch::user_kernel_params(static_cast<c10::DeviceIndex>(device),
+                                                    user_kernel(std::move(source), std::move(name), std::move(options)))) {
+      out.append(py::make_tuple(p.address_space, p.type, p.name));
+    }
+    return out;
+  });
+  m.def("_launch_user_kernel", [](int device, std::string source, std::string name, std::string options,
+                                  const py::list& args, std::vector<size_t> global, std::vector<size_t> local) {
+    launch::launch_user_kernel(static_cast<c10::DeviceIndex>(device),
+                               user_kernel(std::move(source), std::move(name), std::move(options)),
+                               user_kernel_args(args), global, local);
+  });
 
   m.def("_kernel_cache_dir", &runtime::disk_cache_dir);
   m.def("_clear_kernel_cache", &runtime::clear_disk_cache);

@@ -71,6 +71,14 @@ KernelCall& KernelCall::scalar(const c10::Scalar& v, c10::ScalarType compute) {
   return bytes(data, write_scalar(v, compute, data));
 }
 
+KernelCall& KernelCall::local(size_t size) {
+  const cl_int err = clSetKernelArg(kernel_, next_arg_, size, nullptr);
+  TORCH_CHECK(err == CL_SUCCESS, "foo-cl: setting local-memory argument ", next_arg_, " of kernel ", name_,
+              " failed with ", runtime::cl_error_name(err));
+  ++next_arg_;
+  return *this;
+}
+
 KernelCall& KernelCall::count(int64_t n) {
   if (n <= static_cast<int64_t>(UINT32_MAX)) return value(static_cast<cl_uint>(n));
   return value(static_cast<cl_ulong>(n));
@@ -129,12 +137,12 @@ void KernelCall::launch_groups(size_t groups, size_t local) {
   launch_nd(global, locals);
 }
 
-void KernelCall::launch_nd(const size_t global[3], const size_t local[3]) {
+void KernelCall::launch_nd(const size_t global[3], const size_t local[3], cl_uint dims) {
   const uint64_t limit = runtime::device_info(device_).max_parameter_size;
   TORCH_CHECK(arg_bytes_ <= limit, "foo-cl: the arguments of kernel ", name_, " take ", arg_bytes_, " bytes, more than the ",
               limit, " foo:", static_cast<int>(device_), " accepts (CL_DEVICE_MAX_PARAMETER_SIZE)");
   runtime::CommandTrace traced(device_, trace_name_, runtime::CommandKind::kernel);
-  const cl_int err = clEnqueueNDRangeKernel(runtime::current_queue(device_), kernel_, 3, nullptr, global, local, 0,
+  const cl_int err = clEnqueueNDRangeKernel(runtime::current_queue(device_), kernel_, dims, nullptr, global, local, 0,
                                             nullptr, traced.event());
   TORCH_CHECK(err == CL_SUCCESS, "foo-cl: launching kernel ", name_, " on foo:", static_cast<int>(device_),
               " failed with ", runtime::cl_error_name(err));

@@ -81,6 +81,9 @@ class KernelCall {
   // dims' strides of each of the first `noperands` operands.
   KernelCall& layout(const StridedLayout& layout, int ndim, int noperands);
 
+  // A __local buffer of `size` bytes (no data: the argument only sizes the kernel's local memory).
+  KernelCall& local(size_t size);
+
   // An element count or index, as the INDEX_T that index_option(n) chose.
   KernelCall& count(int64_t n);
 
@@ -90,8 +93,9 @@ class KernelCall {
   // Enqueues `groups` work-groups of `local` work-items on the device's current queue.
   void launch_groups(size_t groups, size_t local);
 
-  // Enqueues a 3-D range (global sizes multiples of the local ones).
-  void launch_nd(const size_t global[3], const size_t local[3]);
+  // Enqueues a `dims`-D range (global sizes multiples of the local ones; a null `local` lets the
+  // OpenCL implementation choose).
+  void launch_nd(const size_t global[3], const size_t local[3], cl_uint dims = 3);
 
  private:
   c10::DeviceIndex device_;

@@ -211,6 +211,26 @@ class DeviceMemory {
     release_cached_segments();
   }
 
+  // Gives a buffer made elsewhere (retained here) a range of this device's addresses.
+  uintptr_t import_buffer(cl_mem mem, size_t size) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const uintptr_t address = take_address_range(round_size(size));
+    TORCH_CHECK(address, "foo-cl: foo:", static_cast<int>(device_), "'s device address range is exhausted");
+    FOO_CL_CHECK(clRetainMemObject(mem));
+    segments_[address] = new Segment{mem, address, size};
+    return address;
+  }
+
+  void release_import(uintptr_t address) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = segments_.find(address);
+    TORCH_INTERNAL_ASSERT(it != segments_.end());
+    clReleaseMemObject(it->second->mem);
+    free_addresses_[address] = round_size(it->second->size);
+    delete it->second;
+    segments_.erase(it);
+  }
+
   BufferRef lookup(uintptr_t address) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = segments_.upper_bound(address);
@@ -475,6 +495,20 @@ void delete_block(void* ptr) {
   if (ptr) memory(device_of_address(ptr)).free(ptr);
 }
 
+struct ImportedBuffer {
+  c10::DeviceIndex device;
+  uintptr_t address;
+  void* owner;
+  void (*release_owner)(void*);
+};
+
+void delete_import(void* context) {
+  auto* imported = static_cast<ImportedBuffer*>(context);
+  memory(imported->device).release_import(imported->address);
+  if (imported->release_owner) imported->release_owner(imported->owner);
+  delete imported;
+}
+
 }  // namespace
 
 c10::DeviceIndex device_of_address(const void* address) {
@@ -490,6 +524,17 @@ BufferRef buffer_of(const void* address) {
   TORCH_CHECK(device >= 0, "Expected all tensors to be on the same device, but an operand of a foo operator is not ",
               "in foo device memory (address ", address, "; a CPU tensor given as out=?)");
   return memory(device).lookup(reinterpret_cast<uintptr_t>(address));
+}
+
+c10::DataPtr import_buffer(c10::DeviceIndex device, cl_mem mem, size_t offset, void* owner,
+                           void (*release_owner)(void*)) {
+  size_t size = 0;
+  FOO_CL_CHECK(clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof(size), &size, nullptr));
+  TORCH_CHECK(offset <= size, "foo-cl: offset ", offset, " is past the end of a ", size, "-byte OpenCL buffer");
+  const uintptr_t address = memory(device).import_buffer(mem, size);
+  auto* context = new ImportedBuffer{device, address, owner, release_owner};
+  return {reinterpret_cast<void*>(address + offset), context, &delete_import,
+          c10::Device(c10::DeviceType::PrivateUse1, device)};
 }
 
 std::vector<SegmentSnapshot> memory_snapshot(c10::DeviceIndex device) {
@@ -530,7 +575,8 @@ void CachingAllocator::emptyCache(c10::MempoolId_t) {
 }
 
 void CachingAllocator::recordStream(const c10::DataPtr& ptr, c10::Stream stream) {
-  if (!ptr.get()) return;
+  // Imported buffers are not the allocator's to reuse: nothing to delay.
+  if (!ptr.get() || ptr.get_deleter() != &delete_block) return;
   memory(stream.device_index()).record_stream(ptr.get(), stream.id());
 }
 

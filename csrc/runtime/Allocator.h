@@ -23,6 +23,12 @@ BufferRef buffer_of(const void* address);
 // The device owning a foo device address, or -1 for any other pointer.
 c10::DeviceIndex device_of_address(const void* address);
 
+// Memory that another library (pyopencl) allocated in foo's context for `device`, as foo memory:
+// the buffer gets device addresses of its own and is retained until the returned DataPtr (pointing
+// `offset` bytes in) is freed; `release_owner(owner)` then lets go of what else kept it valid.
+c10::DataPtr import_buffer(c10::DeviceIndex device, cl_mem mem, size_t offset, void* owner,
+                           void (*release_owner)(void*));
+
 class CachingAllocator final : public c10::DeviceAllocator {
  public:
   c10::DataPtr allocate(size_t nbytes) override;

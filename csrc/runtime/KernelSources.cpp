@@ -26,16 +26,24 @@ std::string read_file(const std::string& path) {
   return it->second;
 }
 
+void expand_text(const std::string& text, const std::string& origin, std::set<std::string>& included,
+                 std::string& out);
+
 void expand(const std::string& path, std::set<std::string>& included, std::string& out) {
   if (!included.insert(path).second) return;  // every file is included once, like #pragma once
-  std::istringstream lines(read_file(path));
+  expand_text(read_file(path), "kernels_cl/" + path, included, out);
+}
+
+void expand_text(const std::string& text, const std::string& origin, std::set<std::string>& included,
+                 std::string& out) {
+  std::istringstream lines(text);
   std::string line;
   while (std::getline(lines, line)) {
     const auto start = line.find_first_not_of(" \t");
     if (start != std::string::npos && line.compare(start, 9, "#include ") == 0) {
       const auto open = line.find('"', start);
       const auto close = line.find('"', open + 1);
-      TORCH_CHECK(open != std::string::npos && close != std::string::npos, "foo-cl: kernels_cl/", path,
+      TORCH_CHECK(open != std::string::npos && close != std::string::npos, "foo-cl: ", origin,
                   ": only #include \"file\" is supported, got: ", line);
       expand(line.substr(open + 1, close - open - 1), included, out);
       continue;
@@ -51,6 +59,13 @@ std::string program_source(const std::string& key) {
   std::set<std::string> included;
   std::string out;
   expand(key + ".cl", included, out);
+  return out;
+}
+
+std::string expand_includes(const std::string& text) {
+  std::set<std::string> included;
+  std::string out;
+  expand_text(text, "the kernel source", included, out);
   return out;
 }
 

@@ -14,4 +14,8 @@ const std::unordered_map<std::string, std::string>& embedded_kernel_sources();
 // `#include "file"` expanded, so the OpenCL compiler needs no include path.
 std::string program_source(const std::string& key);
 
+// `text` (a user kernel's source) with its `#include "file"` lines expanded from kernels_cl/, so
+// user kernels can use the headers foo's own kernels do (common.clh: FOO_PTR, dtypes).
+std::string expand_includes(const std::string& text);
+
 }  // namespace foo_cl::runtime

@@ -5,6 +5,7 @@
 #include "runtime/KernelSources.h"
 
 #include <c10/util/Exception.h>
+#include <c10/util/FunctionRef.h>
 
 #include <unistd.h>
 
@@ -136,12 +137,14 @@ cl_program build_from_binary(const DeviceInfo& info, const std::string& binary, 
 
 class ProgramCache {
  public:
-  cl_program get(c10::DeviceIndex device, const std::string& key, const std::string& options) {
+  // The program `key` built with `options`; `source` gives its text when it is not cached yet.
+  cl_program get(c10::DeviceIndex device, const std::string& key, const std::string& options,
+                 c10::function_ref<std::string()> source) {
     const std::string id = std::to_string(device) + '\0' + key + '\0' + options;
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = programs_.find(id);
     if (it != programs_.end()) return it->second;
-    cl_program program = build(device, key, options);
+    cl_program program = build(device, key, options, source());
     programs_.emplace(id, program);
     return program;
   }
@@ -152,10 +155,10 @@ class ProgramCache {
   }
 
  private:
-  cl_program build(c10::DeviceIndex device, const std::string& key, const std::string& options) {
+  cl_program build(c10::DeviceIndex device, const std::string& key, const std::string& options,
+                   const std::string& source) {
     const DeviceInfo& info = device_info(device);
     const auto start = std::chrono::steady_clock::now();
-    const std::string source = program_source(key);
     // NOTE: OpenCL lets float32 division and sqrt be 2-3 ulp off; CPU PyTorch rounds them exactly.
     const std::string full_options =
         std::string("-cl-std=CL1.2 ") + (info.correctly_rounded_sqrt ? "-cl-fp32-correctly-rounded-divide-sqrt " : "") +
@@ -215,9 +218,9 @@ ProgramCache& cache() {
   return *instance;
 }
 
-}  // namespace
-
-cl_kernel kernel(c10::DeviceIndex device, const std::string& key, const char* name, const std::string& options) {
+// The kernel `name` of program `key`, created once per thread.
+cl_kernel cached_kernel(c10::DeviceIndex device, const std::string& key, const char* name, const std::string& options,
+                        c10::function_ref<std::string()> source) {
   thread_local std::unordered_map<std::string, cl_kernel> kernels;
   std::string id = key;
   id += '\0';
@@ -228,13 +231,27 @@ cl_kernel kernel(c10::DeviceIndex device, const std::string& key, const char* na
   id += static_cast<char>(device);
   auto it = kernels.find(id);
   if (it != kernels.end()) return it->second;
-  cl_program program = cache().get(device, key, options);
+  cl_program program = cache().get(device, key, options, source);
   cl_int err = CL_SUCCESS;
   cl_kernel k = clCreateKernel(program, name, &err);
   TORCH_CHECK(err == CL_SUCCESS, "foo-cl: kernel '", name, "' not found in program '", key, "' (",
               cl_error_name(err), ")");
   kernels.emplace(std::move(id), k);
   return k;
+}
+
+}  // namespace
+
+cl_kernel kernel(c10::DeviceIndex device, const std::string& key, const char* name, const std::string& options) {
+  return cached_kernel(device, key, name, options, [&] { return program_source(key); });
+}
+
+cl_kernel kernel_from_source(c10::DeviceIndex device, const std::string& source, const char* name,
+                             const std::string& options) {
+  char hash[24];
+  std::snprintf(hash, sizeof(hash), "%016llx", static_cast<unsigned long long>(fnv1a(source)));
+  const std::string key = std::string("user:") + name + "@" + hash;
+  return cached_kernel(device, key, name, options, [&] { return expand_includes(source); });
 }
 
 std::vector<ProgramBuild> program_builds() {

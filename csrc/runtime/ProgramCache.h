@@ -15,6 +15,11 @@ namespace foo_cl::runtime {
 // The kernel `name` of program `key` (a path stem under kernels_cl/) built with `options` for `device`.
 cl_kernel kernel(c10::DeviceIndex device, const std::string& key, const char* name, const std::string& options);
 
+// The kernel `name` of a program given as source text (a user kernel: foo_cl.opencl.Kernel), with
+// its `#include "file"` lines taken from kernels_cl/; cached in memory and on disk like foo's own.
+cl_kernel kernel_from_source(c10::DeviceIndex device, const std::string& source, const char* name,
+                             const std::string& options);
+
 struct ProgramBuild {
   std::string key;
   std::string options;

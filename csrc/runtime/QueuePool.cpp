@@ -18,6 +18,7 @@ struct QueueState {
   cl_command_queue queue;
   std::mutex mutex;
   std::atomic<uint64_t> submitted{0};  // commands enqueued through current_queue
+  std::atomic<bool> shared{false};     // handed to another library, whose commands are not counted
   uint64_t finished = 0;               // of those, how many are known to be complete
   cl_event marker = nullptr;           // enqueued by query_stream after `marker_at` commands
   uint64_t marker_at = 0;
@@ -122,9 +123,16 @@ cl_command_queue current_queue(c10::DeviceIndex device) {
   return q.queue;
 }
 
+cl_command_queue shared_queue(c10::DeviceIndex device, c10::StreamId id) {
+  QueueState& q = state_of(device, id);
+  q.shared = true;
+  return q.queue;
+}
+
 bool query_stream(c10::DeviceIndex device, c10::StreamId id) {
   QueueState& q = state_of(device, id);
   std::lock_guard<std::mutex> lock(q.mutex);
+  if (q.shared) q.submitted++;  // the queue may hold uncounted commands: always ask a fresh marker
   const uint64_t submitted = q.submitted.load();
   if (q.finished >= submitted) return true;
   if (!q.marker || q.marker_at != submitted) {

@@ -21,6 +21,10 @@ void set_current_stream_id(c10::DeviceIndex device, c10::StreamId id);
 // The current queue of `device`, to enqueue work on: the queue counts it, for query_stream.
 cl_command_queue current_queue(c10::DeviceIndex device);
 
+// The queue of a stream, for another library (pyopencl) to enqueue on: query_stream then no longer
+// trusts its count of foo's own commands.
+cl_command_queue shared_queue(c10::DeviceIndex device, c10::StreamId id);
+
 // True when every command enqueued through current_queue on this stream has completed.
 bool query_stream(c10::DeviceIndex device, c10::StreamId id);
 void synchronize_stream(c10::DeviceIndex device, c10::StreamId id);

@@ -1,0 +1,302 @@
+"""OpenCL interop: pyopencl on foo's own context and queues, memory shared both ways, and user kernels.
+
+- ``context()``, ``queue()`` and ``device()`` return the pyopencl objects for the very handles foo
+  uses (``cl_context``, the stream's ``cl_command_queue``, ``cl_device_id``), not copies.
+- ``to_pyopencl(tensor)`` is a ``pyopencl.array.Array`` over the tensor's memory and
+  ``from_pyopencl(array)`` a foo tensor over the array's. Both share memory; each keeps the other
+  side alive.
+- ``Kernel(source, name)`` compiles OpenCL C through foo's program cache and launches it on foo
+  tensors on the current stream.
+
+Memory. foo's allocator carves tensors out of larger OpenCL buffers, so a shared tensor is a
+*buffer plus byte offset*, not a sub-buffer (sub-buffers must start on
+``CL_DEVICE_MEM_BASE_ADDR_ALIGN``, which views do not). The array's ``base_data`` is the whole
+buffer and ``offset`` the tensor's byte offset in it: pyopencl's kernels and copies honour it,
+``array.data`` raises (``ArrayHasOffsetError``) when the offset is not 0.
+
+Ordering. foo's streams are in-order queues. Work pyopencl enqueues on ``queue()`` (the current
+stream's queue) and foo's own ops are ordered with each other without ``synchronize()``; arrays
+made by ``to_pyopencl`` use that queue. When an array lives on another queue, ``from_pyopencl``
+and ``to_pyopencl(tensor, queue=q)`` order the two queues once, at the conversion (a marker on one,
+a barrier on the other); for later work across the two queues, use events
+(``pyopencl.enqueue_marker``, ``torch.foo.Event``) or ``torch.foo.synchronize()``.
+
+pyopencl is optional (``pip install pyopencl``); ``Kernel`` does not need it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import torch
+
+from foo_cl import _C
+from foo_cl._utils import DeviceLike, _checked_index
+
+__all__ = ["Kernel", "LocalMemory", "context", "device", "from_pyopencl", "queue", "to_pyopencl"]
+
+_NUMPY_DTYPES = {
+    torch.float32: np.float32,
+    torch.float64: np.float64,
+    torch.float16: np.float16,
+    torch.int8: np.int8,
+    torch.uint8: np.uint8,
+    torch.int16: np.int16,
+    torch.uint16: np.uint16,
+    torch.int32: np.int32,
+    torch.uint32: np.uint32,
+    torch.int64: np.int64,
+    torch.uint64: np.uint64,
+    torch.bool: np.bool_,
+    torch.complex64: np.complex64,
+    torch.complex128: np.complex128,
+}
+_TORCH_DTYPES = {np.dtype(v): k for k, v in _NUMPY_DTYPES.items()}
+
+
+def _pyopencl() -> Any:
+    try:
+        import pyopencl
+        import pyopencl.array  # noqa: F401
+    except ImportError as e:
+        raise ImportError("foo_cl.opencl needs pyopencl for this: pip install pyopencl") from e
+    return pyopencl
+
+
+def context(device: DeviceLike = None) -> Any:
+    """The ``pyopencl.Context`` foo uses for a foo device (default: the current one)."""
+    return _pyopencl().Context.from_int_ptr(_C._cl_handles(_checked_index(device))["context"])
+
+
+def device(device: DeviceLike = None) -> Any:
+    """The ``pyopencl.Device`` behind a foo device (default: the current one)."""
+    return _pyopencl().Device.from_int_ptr(_C._cl_handles(_checked_index(device))["device"])
+
+
+def queue(stream: torch.Stream | None = None) -> Any:
+    """The ``pyopencl.CommandQueue`` of a foo stream (default: the current stream of the current device)."""
+    if stream is None:
+        stream = torch.foo.current_stream()
+    if stream.device.type != "foo":
+        raise ValueError(f"Expected a foo stream, but got a stream of {stream.device}")
+    return _pyopencl().CommandQueue.from_int_ptr(_C._cl_queue(stream.device_index, stream.stream_id))
+
+
+def _order_after(waiting: Any, signalling: Any) -> None:
+    """Makes later work on queue `waiting` start after everything enqueued so far on `signalling`."""
+    if waiting.int_ptr != signalling.int_ptr:
+        cl = _pyopencl()
+        cl.enqueue_barrier(waiting, wait_for=[cl.enqueue_marker(signalling)])
+
+
+def to_pyopencl(tensor: torch.Tensor, queue: Any = None) -> Any:
+    """A ``pyopencl.array.Array`` sharing a contiguous foo tensor's memory (buffer plus offset).
+
+    The array uses `queue` (default: the current stream's queue) and keeps the tensor's memory
+    allocated as long as it or any array made from it lives."""
+    cl = _pyopencl()
+    if tensor.device.type != "foo":
+        raise ValueError(f"to_pyopencl expects a foo tensor, but got a tensor on {tensor.device}")
+    if not tensor.is_contiguous():
+        raise ValueError("to_pyopencl needs a contiguous tensor (pyopencl arrays are dense); call .contiguous() first")
+    if tensor.dtype not in _NUMPY_DTYPES:
+        raise TypeError(f"to_pyopencl: {tensor.dtype} has no numpy dtype for a pyopencl array")
+    foo_queue = globals()["queue"](torch.foo.current_stream(tensor.device))
+    if queue is None:
+        queue = foo_queue
+    else:
+        _order_after(queue, foo_queue)
+    dtype = np.dtype(_NUMPY_DTYPES[tensor.dtype])
+    if tensor.numel() == 0:
+        return cl.array.empty(queue, tuple(tensor.shape), dtype)
+    mem, offset = _C._cl_buffer(tensor)
+    buffer = cl.Buffer.from_int_ptr(mem)
+    buffer._foo_tensor = tensor  # every array over this Buffer object keeps the tensor's block allocated
+    strides = tuple(s * dtype.itemsize for s in tensor.stride())
+    return cl.array.Array(queue, tuple(tensor.shape), dtype, data=buffer, offset=offset, strides=strides)
+
+
+def from_pyopencl(array: Any) -> torch.Tensor:
+    """A foo tensor sharing a ``pyopencl.array.Array``'s memory, keeping the array alive.
+
+    The array must live in a context foo uses (``foo_cl.opencl.context()``); its device is the
+    tensor's."""
+    cl = _pyopencl()
+    if not isinstance(array, cl.array.Array):
+        raise TypeError(f"from_pyopencl expects a pyopencl.array.Array, got {type(array).__name__}")
+    index = _C._device_of_context(array.context.int_ptr)
+    if index < 0:
+        raise ValueError(
+            "from_pyopencl: the array's context is not one foo uses; allocate it with "
+            "foo_cl.opencl.context() or foo_cl.opencl.queue()"
+        )
+    dtype = _TORCH_DTYPES.get(array.dtype)
+    if dtype is None:
+        raise TypeError(f"from_pyopencl: numpy dtype {array.dtype} has no torch dtype")
+    itemsize = array.dtype.itemsize
+    if any(s % itemsize for s in array.strides):
+        raise ValueError(f"from_pyopencl: strides {array.strides} are not multiples of the item size {itemsize}")
+    if array.size == 0:
+        return torch.empty(array.shape, dtype=dtype, device=torch.device("foo", index))
+    if not isinstance(array.base_data, cl.Buffer):
+        raise TypeError("from_pyopencl: only arrays in OpenCL buffers are supported (not SVM)")
+    if array.queue is not None:
+        _order_after(queue(torch.foo.current_stream(index)), array.queue)
+    return _C._tensor_from_buffer(
+        index,
+        array.base_data.int_ptr,
+        array.offset,
+        array.base_data.size - array.offset,
+        list(array.shape),
+        [s // itemsize for s in array.strides],
+        dtype,
+        array,
+    )
+
+
+# ---- user kernels ----------------------------------------------------------------------------
+
+_SCALARS = {
+    "char": np.int8,
+    "uchar": np.uint8,
+    "short": np.int16,
+    "ushort": np.uint16,
+    "int": np.int32,
+    "uint": np.uint32,
+    "long": np.int64,
+    "ulong": np.uint64,
+    "float": np.float32,
+    "double": np.float64,
+    "half": np.float16,
+}
+_VECTOR = re.compile(r"^([a-z]+?)(2|3|4|8|16)?$")
+
+
+class LocalMemory:
+    """A ``__local`` pointer argument of a user kernel: `nbytes` of work-group local memory."""
+
+    def __init__(self, nbytes: int) -> None:
+        self.nbytes = int(nbytes)
+
+
+class Kernel:
+    """An OpenCL C kernel of your own, launched on foo tensors.
+
+    ``Kernel(source, name, options="")`` compiles `source` (OpenCL C 1.2; ``#include "common.clh"``
+    and foo's other kernel headers work) through foo's program cache, in memory and on disk, once
+    per device. ``k(global_size, *args, local_size=None)`` enqueues kernel `name` on the current
+    stream of the tensors' device (the current device when no tensor is given).
+
+    Arguments follow foo's kernel ABI. A tensor fills two parameters, a ``__global T*`` and a
+    ``ulong`` byte offset into it, so views need no copy (``FOO_PTR(T, p, offset)`` of
+    common.clh, or ``(__global T*)((__global char*)p + offset)``). A number or numpy scalar fills
+    a by-value parameter and is converted to its declared type (``int``, ``float``, ``ulong``,
+    vectors as sequences); ``LocalMemory(n)`` fills a ``__local`` pointer; ``bytes`` fills any
+    parameter as they are (a struct, say).
+
+    Example::
+
+        scale = Kernel('''
+            __kernel void scale(__global float* x, ulong x_off, float a, uint n) {
+              __global float* p = (__global float*)((__global char*)x + x_off);
+              size_t i = get_global_id(0);
+              if (i < n) p[i] *= a;
+            }''', "scale")
+        scale(x.numel(), x, 2.0, x.numel())
+    """
+
+    def __init__(self, source: str, name: str, options: str = "") -> None:
+        self.source = source
+        self.name = name
+        self.options = options
+        self._params: dict[int, list[tuple[str, str, str]]] = {}
+
+    def __repr__(self) -> str:
+        return f"foo_cl.opencl.Kernel({self.name!r})"
+
+    def params(self, device: DeviceLike = None) -> list[tuple[str, str, str]]:
+        """The kernel's parameters on a foo device, as (address space, type, name); compiles it there."""
+        index = _checked_index(device)
+        if index not in self._params:
+            self._params[index] = _C._user_kernel_params(index, self.source, self.name, self.options)
+        return self._params[index]
+
+    def __call__(
+        self, global_size: int | tuple[int, ...], *args: Any, local_size: int | tuple[int, ...] | None = None
+    ) -> None:
+        tensors = [a for a in args if isinstance(a, torch.Tensor)]
+        index = tensors[0].device.index if tensors and tensors[0].device.type == "foo" else _C._current_device()
+        params = self.params(index)
+        packed = []
+        p = 0
+        for i, arg in enumerate(args):
+            if p >= len(params):
+                raise TypeError(f"{self.name}() takes {self._arity(params)} arguments but was given {len(args)}")
+            space, type_name, pname = params[p]
+            where = f"{self.name}() argument {i} ({type_name} {pname})"
+            if space in ("global", "constant"):
+                packed.append((0, self._buffer_address(arg, index, type_name, where)))
+                if p + 1 >= len(params) or params[p + 1][1] != "ulong":
+                    raise TypeError(
+                        f"{where}: a tensor parameter is followed by a ulong byte offset in foo's kernel ABI "
+                        f"(__global T* {pname}, ulong {pname}_offset)"
+                    )
+                p += 2  # the pointer and its byte offset
+            elif space == "local":
+                if not isinstance(arg, LocalMemory):
+                    raise TypeError(f"{where}: a __local pointer takes foo_cl.opencl.LocalMemory(nbytes)")
+                packed.append((2, arg.nbytes))
+                p += 1
+            else:
+                packed.append((1, self._value_bytes(arg, type_name, where)))
+                p += 1
+        if p != len(params):
+            raise TypeError(f"{self.name}() takes {self._arity(params)} arguments but was given {len(args)}")
+        global_size = (global_size,) if isinstance(global_size, int) else tuple(global_size)
+        local = () if local_size is None else (local_size,) if isinstance(local_size, int) else tuple(local_size)
+        _C._launch_user_kernel(index, self.source, self.name, self.options, packed, list(global_size), list(local))
+
+    @staticmethod
+    def _arity(params: list[tuple[str, str, str]]) -> int:
+        return len(params) - sum(1 for space, _, _ in params if space in ("global", "constant"))
+
+    @staticmethod
+    def _buffer_address(arg: Any, index: int, type_name: str, where: str) -> int:
+        if not isinstance(arg, torch.Tensor):
+            raise TypeError(f"{where}: expected a foo tensor, got {type(arg).__name__}")
+        if arg.device.type != "foo":
+            raise ValueError(f"{where}: expected a foo tensor, but got a tensor on {arg.device}")
+        if arg.device.index != index:
+            raise ValueError(
+                f"{where}: expected all tensors to be on the same device, found foo:{index} and {arg.device}"
+            )
+        pointee = _SCALARS.get(type_name.rstrip("*").removeprefix("const"))
+        if pointee is not None and not arg.dtype.is_complex:
+            kind_ok = np.dtype(pointee).kind == "f" or not arg.dtype.is_floating_point
+            if np.dtype(pointee).itemsize != arg.element_size() or not kind_ok:
+                raise TypeError(f"{where}: a {type_name} parameter cannot take a {arg.dtype} tensor")
+        return arg.data_ptr()
+
+    @staticmethod
+    def _value_bytes(arg: Any, type_name: str, where: str) -> bytes:
+        if isinstance(arg, bytes):
+            return arg
+        match = _VECTOR.match(type_name)
+        scalar = _SCALARS.get(match.group(1)) if match else None
+        if scalar is None:
+            raise TypeError(f"{where}: foo cannot convert to {type_name}; pass the argument's bytes")
+        count = int(match.group(2) or 1)
+        if isinstance(arg, torch.Tensor):
+            raise TypeError(f"{where}: takes a number, got a tensor")
+        try:
+            values = np.asarray(arg)
+            if values.size != count or values.dtype.kind not in "biuf":
+                raise ValueError
+            converted = np.array([scalar(v) for v in values.reshape(-1).tolist()], dtype=scalar)
+        except (ValueError, OverflowError, TypeError):
+            raise TypeError(f"{where}: cannot pass {arg!r} as {type_name}") from None
+        if count == 3:  # a 3-vector takes the space of a 4-vector
+            converted = np.append(converted, scalar(0))
+        return converted.tobytes()
