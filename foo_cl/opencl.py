@@ -59,7 +59,7 @@ _TORCH_DTYPES = {np.dtype(v): k for k, v in _NUMPY_DTYPES.items()}
 def _pyopencl() -> Any:
     try:
         import pyopencl
-        import pyopencl.array  # noqa: F401
+        import pyopencl.array
     except ImportError as e:
         raise ImportError("foo_cl.opencl needs pyopencl for this: pip install pyopencl") from e
     return pyopencl
