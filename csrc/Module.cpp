@@ -1,6 +1,7 @@
 // foo_cl._C: the Python bindings the torch.foo module is written on. Loading it registers the
 // runtime (allocator, guard, hooks) and every foo kernel through static initialisers.
 #include "aten/Fallback.h"
+#include "distributed/GlooBackend.h"
 #include "launch/Gemm.h"
 #include "launch/UserKernel.h"
 #include "runtime/Allocator.h"
@@ -201,6 +202,8 @@ PYBIND11_MODULE(_C, m) {
                                user_kernel(std::move(source), std::move(name), std::move(options)),
                                user_kernel_args(args), global, local);
   });
+
+  distributed::init_bindings(m);
 
   m.def("_kernel_cache_dir", &runtime::disk_cache_dir);
   m.def("_clear_kernel_cache", &runtime::clear_disk_cache);

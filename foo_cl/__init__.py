@@ -19,7 +19,8 @@ def _autoload() -> None:
 
 import torch
 
-from foo_cl import _C, _module_conversion, _without_fp64, device_module  # _C registers the runtime and the kernels
+# _C registers the runtime and the kernels.
+from foo_cl import _C, _module_conversion, _without_fp64, device_module, distributed
 
 __version__ = "0.1.0"
 
@@ -28,6 +29,7 @@ torch._register_device_module("foo", device_module)
 torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
 _module_conversion.install()
 _without_fp64.install()
+distributed._register()
 
 
 @atexit.register

@@ -124,7 +124,9 @@ def main() -> int:
                 f"    loops: the driver ends a work-item's loops after {limit} iterations; longer loops give wrong results"
             )
         if not used[index]["times_commands"]:
-            print("    timing: the driver gives commands no start and end times (no event timing, no profiler device times)")
+            print(
+                "    timing: the driver gives commands no start and end times (no event timing, no profiler device times)"
+            )
         print(f"    GEMM: {choices['gemm']}")
         results = self_test(index)
         print("    self-test against the CPU:")

@@ -12,7 +12,10 @@
 #include <ATen/ops/mean.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/neg.h>
+#include <ATen/ops/ones_like.h>
+#include <ATen/ops/pow.h>
 #include <ATen/ops/rsqrt.h>
+#include <ATen/ops/stack.h>
 #include <ATen/ops/sub.h>
 #include <ATen/ops/sum.h>
 #include <c10/core/DeviceGuard.h>
@@ -138,6 +141,88 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_with_update(
                              output_mask);
 }
 
+// SyncBatchNorm's steps (torch.nn.SyncBatchNorm): each process's statistics, their combination
+// over processes, normalisation, and the backward's per-channel sums and input gradient.
+std::tuple<Tensor, Tensor> batch_norm_stats(const Tensor& input, double eps) {
+  const c10::DeviceGuard guard(input.device());
+  const Tensor x = input.contiguous();
+  const int64_t channels = x.size(1), n = channels == 0 ? 0 : x.numel() / channels;
+  auto [mean, var] = moments(x, channels, x.size(0), x.size(0) == 0 ? 0 : n / x.size(0));
+  return {mean, (var + eps).rsqrt_()};
+}
+
+// Combines processes' statistics (rows of mean and invstd, counts[i] values each), as Chan's
+// parallel variance does, and updates the running statistics with the unbiased variance.
+std::tuple<Tensor, Tensor> batch_norm_gather_stats_with_counts(const Tensor& input, const Tensor& mean,
+                                                              const Tensor& invstd,
+                                                              const OptionalTensor& running_mean,
+                                                              const OptionalTensor& running_var, double momentum,
+                                                              double eps, const Tensor& counts) {
+  const c10::DeviceGuard guard(input.device());
+  const Tensor n = counts.to(mean.scalar_type()).view({-1, 1});
+  const Tensor total = n.sum();
+  const Tensor global_mean = (mean * n).sum(0) / total;
+  const Tensor var = invstd.pow(-2) - eps;
+  const Tensor global_var = (n * (var + (mean - global_mean).pow(2))).sum(0) / total;
+  if (present(running_mean)) running_mean->mul_(1 - momentum).add_(global_mean.to(running_mean->dtype()), momentum);
+  if (present(running_var)) {
+    const Tensor unbiased = global_var * total / (total - 1);
+    running_var->mul_(1 - momentum).add_(unbiased.to(running_var->dtype()), momentum);
+  }
+  return {global_mean, (global_var + eps).rsqrt_()};
+}
+
+Tensor batch_norm_elemt(const Tensor& input, const OptionalTensor& weight, const OptionalTensor& bias,
+                        const Tensor& mean, const Tensor& invstd, double) {
+  const c10::DeviceGuard guard(input.device());
+  const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
+  const Tensor x = input.contiguous();
+  const int64_t channels = x.size(1);
+  Tensor out = at::empty_like(x);
+  launch::launch_normalize(x, mean.to(acc).contiguous(), invstd.to(acc).contiguous(), parameter(weight, acc),
+                           parameter(bias, acc), out, channels,
+                           x.numel() / std::max<int64_t>(x.size(0) * channels, 1), /*per_element=*/false);
+  return in_format_of(out, input);
+}
+
+// Per channel: sum(dy), sum(dy * (x - mean)), and the weight and bias gradients.
+std::tuple<Tensor, Tensor, Tensor, Tensor> batch_norm_backward_reduce(const Tensor& grad_out, const Tensor& input,
+                                                                      const Tensor& mean, const Tensor& invstd,
+                                                                      const OptionalTensor& weight, bool input_g,
+                                                                      bool weight_g, bool bias_g) {
+  const c10::DeviceGuard guard(input.device());
+  const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
+  const Tensor x = input.contiguous(), g = grad_out.contiguous();
+  const int64_t channels = x.size(1), images = x.size(0);
+  const int64_t inner = x.numel() / std::max<int64_t>(images * channels, 1);
+  const Tensor m = mean.to(acc).contiguous();
+  // With rstd 1, the kernel's sum(grad * xhat) is sum(dy * (x - mean)).
+  const Tensor sums = launch::launch_group_sums(g, x, m, at::ones_like(m), Tensor(), channels, images, inner, false);
+  const Tensor sum_dy = sums.select(1, 0), sum_dy_xmu = sums.select(1, 1);
+  const c10::ScalarType param = present(weight) ? weight->scalar_type() : input.scalar_type();
+  return {input_g ? sum_dy.contiguous() : Tensor(), input_g ? sum_dy_xmu.contiguous() : Tensor(),
+          weight_g ? (sum_dy_xmu * invstd.to(acc)).to(param) : Tensor(), bias_g ? sum_dy.to(param) : Tensor()};
+}
+
+// grad_input = invstd * w * (dy - sum_dy / N - (x - mean) * invstd^2 * sum_dy_xmu / N), N = sum(count).
+Tensor batch_norm_backward_elemt(const Tensor& grad_out, const Tensor& input, const Tensor& mean,
+                                 const Tensor& invstd, const OptionalTensor& weight, const Tensor& sum_dy,
+                                 const Tensor& sum_dy_xmu, const Tensor& count) {
+  const c10::DeviceGuard guard(input.device());
+  const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
+  const Tensor x = input.contiguous(), g = grad_out.contiguous();
+  const int64_t channels = x.size(1);
+  const Tensor w = parameter(weight, acc), rstd = invstd.to(acc).contiguous();
+  // launch_input_grad's sums are of gw = dy * w and gw * xhat; N divides them on the device.
+  Tensor sums = at::stack({sum_dy.to(acc), sum_dy_xmu.to(acc) * rstd}, 1);
+  if (w.defined()) sums = sums * w.view({channels, 1});
+  sums = (sums / count.to(acc).sum()).contiguous();
+  Tensor grad_input = at::empty_like(x);
+  launch::launch_input_grad(g, x, mean.to(acc).contiguous(), rstd, w, sums, grad_input, channels,
+                            x.numel() / std::max<int64_t>(x.size(0) * channels, 1), 1.0, false, false);
+  return in_format_of(grad_input, input);
+}
+
 int64_t numel_of(c10::IntArrayRef shape) {
   return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
 }
@@ -244,6 +329,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_native_batch_norm_legit.no_stats", batch_norm_legit_no_stats);
   m.impl("_batch_norm_with_update", batch_norm_with_update);
   m.impl("batch_norm_backward", batch_norm_backward_with_update);
+  m.impl("batch_norm_stats", batch_norm_stats);
+  m.impl("batch_norm_gather_stats_with_counts", batch_norm_gather_stats_with_counts);
+  m.impl("batch_norm_elemt", batch_norm_elemt);
+  m.impl("batch_norm_backward_reduce", batch_norm_backward_reduce);
+  m.impl("batch_norm_backward_elemt", batch_norm_backward_elemt);
   m.impl("native_layer_norm", layer_norm);
   m.impl("native_layer_norm_backward", layer_norm_backward);
   m.impl("native_group_norm", group_norm);

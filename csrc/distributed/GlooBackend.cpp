@@ -1,0 +1,382 @@
+// The "foogloo" c10d backend: collectives on foo tensors with gloo as the transport. Gloo only
+// takes CPU tensors, so each collective copies its foo inputs to pinned host tensors, runs gloo's
+// collective on them, and when gloo's work completes copies the results back into the foo tensors
+// before completing its own future (the one DDP's gradient buckets wait on). CPU tensors go to gloo
+// as they are. Gloo lacks AVG and PREMUL_SUM: they run as SUM, scaling the host copies.
+#include "distributed/GlooBackend.h"
+
+#include <ATen/ops/empty.h>
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#include <torch/csrc/utils/pybind.h>
+
+#include <functional>
+#include <utility>
+#include <vector>
+
+namespace foo_cl::distributed {
+namespace {
+
+bool on_foo(const at::Tensor& t) {
+  return t.device().type() == c10::DeviceType::PrivateUse1;
+}
+
+at::Tensor pinned_like(const at::Tensor& t) {
+  return at::empty(t.sizes(), t.options().device(at::kCPU).pinned_memory(true));
+}
+
+// The host side of one collective: host tensors for its foo operands, and which host tensors are
+// copied back into which foo tensors when it completes.
+class Staging {
+ public:
+  // A host tensor holding t's values (t itself on the CPU, unless `own` asks for a copy to scale).
+  at::Tensor input(const at::Tensor& t, bool own = false) {
+    if (!on_foo(t)) return own ? t.clone() : t;
+    at::Tensor host = pinned_like(t);
+    host.copy_(t);
+    return host;
+  }
+
+  // A host tensor whose values become t's when the collective completes (t itself on the CPU).
+  at::Tensor output(const at::Tensor& t) {
+    results_.push_back(t);
+    if (!on_foo(t)) return t;
+    at::Tensor host = pinned_like(t);
+    copies_.emplace_back(host, t);
+    return host;
+  }
+
+  // Both: the host tensor holds t's values and its results go back to t.
+  at::Tensor in_out(const at::Tensor& t) {
+    results_.push_back(t);
+    if (!on_foo(t)) return t;
+    at::Tensor host = input(t);
+    copies_.emplace_back(host, t);
+    return host;
+  }
+
+  std::vector<at::Tensor> inputs(const std::vector<at::Tensor>& ts, bool own = false) {
+    std::vector<at::Tensor> out;
+    for (const at::Tensor& t : ts) out.push_back(input(t, own));
+    return out;
+  }
+
+  std::vector<at::Tensor> outputs(const std::vector<at::Tensor>& ts) {
+    std::vector<at::Tensor> out;
+    for (const at::Tensor& t : ts) out.push_back(output(t));
+    return out;
+  }
+
+  std::vector<at::Tensor> in_outs(const std::vector<at::Tensor>& ts) {
+    std::vector<at::Tensor> out;
+    for (const at::Tensor& t : ts) out.push_back(in_out(t));
+    return out;
+  }
+
+  // The host outputs, to scale before they are copied back (AVG).
+  std::vector<at::Tensor> host_results() const {
+    std::vector<at::Tensor> out;
+    for (const auto& [host, device] : copies_) out.push_back(host);
+    for (const at::Tensor& t : results_) {
+      if (!on_foo(t)) out.push_back(t);
+    }
+    return out;
+  }
+
+  std::vector<std::pair<at::Tensor, at::Tensor>> copies_;  // (host, foo)
+  std::vector<at::Tensor> results_;
+};
+
+// A collective's work: completes (future, wait) once gloo's has and the results are back on foo.
+class StagedWork final : public c10d::Work {
+ public:
+  StagedWork(const c10::intrusive_ptr<c10d::Work>& gloo, Staging staging, std::function<void()> finish)
+      : c10d::Work(-1, c10d::OpType::UNKNOWN), results_(staging.results_) {
+    std::vector<c10::Device> devices;
+    for (const at::Tensor& t : results_) {
+      if (on_foo(t) && std::find(devices.begin(), devices.end(), t.device()) == devices.end()) {
+        devices.push_back(t.device());
+      }
+    }
+    future_ = c10::make_intrusive<c10::ivalue::Future>(c10::ListType::ofTensors(), devices);
+    auto complete = [future = future_, staging = std::move(staging), finish = std::move(finish)](
+                        std::exception_ptr error) {
+      if (error) {
+        future->setError(error);
+        return;
+      }
+      try {
+        if (finish) finish();
+        // NOTE: blocking writes: the values are on the device when the future completes.
+        for (const auto& [host, device] : staging.copies_) device.copy_(host);
+        future->markCompleted(c10::IValue(staging.results_));
+      } catch (...) {
+        future->setError(std::current_exception());
+      }
+    };
+    c10::intrusive_ptr<c10::ivalue::Future> done;
+    try {
+      done = gloo->getFuture();
+    } catch (const c10::Error&) {
+      // Some of gloo's works have no future (_reduce_scatter_base): complete this one now.
+      std::exception_ptr error;
+      try {
+        gloo->wait();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      complete(error);
+      return;
+    }
+    done->addCallback([complete = std::move(complete)](c10::ivalue::Future& f) {
+      complete(f.hasError() ? f.exception_ptr() : nullptr);
+    });
+  }
+
+  bool isCompleted() override { return future_->completed(); }
+  bool isSuccess() const override { return future_->completed() && !future_->hasError(); }
+  std::exception_ptr exception() const override { return future_->completed() ? future_->exception_ptr() : nullptr; }
+  std::vector<at::Tensor> result() override { return results_; }
+  c10::intrusive_ptr<c10::ivalue::Future> getFuture() override { return future_; }
+  void synchronize() override { future_->waitAndThrow(); }
+
+  bool wait(std::chrono::milliseconds timeout) override {
+    // Gloo's own work enforces the process group's timeout; this waits for it and the copies.
+    (void)timeout;
+    future_->waitAndThrow();
+    return true;
+  }
+
+ private:
+  std::vector<at::Tensor> results_;
+  c10::intrusive_ptr<c10::ivalue::Future> future_;
+};
+
+// A reduction as gloo runs it: AVG is a SUM divided by the group size afterwards, PREMUL_SUM a SUM
+// of inputs multiplied by the factor first.
+struct GlooReduction {
+  c10d::ReduceOp op;
+  bool average = false;
+  std::function<void(at::Tensor&)> premultiply;
+};
+
+GlooReduction gloo_reduction(const c10d::ReduceOp& op) {
+  GlooReduction r{op};
+  if (op == c10d::ReduceOp::AVG) {
+    r.op = c10d::ReduceOp::SUM;
+    r.average = true;
+  } else if (op == c10d::ReduceOp::PREMUL_SUM) {
+    r.op = c10d::ReduceOp::SUM;
+    auto* supplement = dynamic_cast<c10d::PreMulSumSupplement*>(op.supplement_.get());
+    TORCH_CHECK(supplement, "foogloo: ReduceOp.PREMUL_SUM without its factor");
+    if (supplement->tensor_factor.defined()) {
+      const at::Tensor factor = supplement->tensor_factor.cpu();
+      r.premultiply = [factor](at::Tensor& t) { t.mul_(factor); };
+    } else {
+      const double factor = supplement->double_factor;
+      r.premultiply = [factor](at::Tensor& t) { t.mul_(factor); };
+    }
+  }
+  return r;
+}
+
+void divide(const std::vector<at::Tensor>& tensors, int size) {
+  for (at::Tensor t : tensors) {
+    if (at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type())) {
+      t.div_(size);
+    } else {
+      t.div_(size, "trunc");
+    }
+  }
+}
+
+class GlooBackend final : public c10d::Backend {
+ public:
+  explicit GlooBackend(c10::intrusive_ptr<c10d::Backend> gloo)
+      : c10d::Backend(gloo->getRank(), gloo->getSize()), gloo_(std::move(gloo)) {}
+
+  const std::string getBackendName() const override { return "foogloo"; }
+
+  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
+                                           const c10d::BroadcastOptions& opts) override {
+    Staging s;
+    std::vector<at::Tensor> host = s.in_outs(tensors);
+    return staged(gloo_->broadcast(host, opts), std::move(s));
+  }
+
+  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
+                                           const c10d::AllreduceOptions& opts) override {
+    return reduction(tensors, opts, [&](std::vector<at::Tensor>& host, const c10d::ReduceOp& op) {
+      c10d::AllreduceOptions o = opts;
+      o.reduceOp = op;
+      return gloo_->allreduce(host, o);
+    });
+  }
+
+  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(std::vector<at::Tensor>& tensors,
+                                                     const c10d::AllreduceCoalescedOptions& opts) override {
+    return reduction(tensors, opts, [&](std::vector<at::Tensor>& host, const c10d::ReduceOp& op) {
+      c10d::AllreduceCoalescedOptions o = opts;
+      o.reduceOp = op;
+      return gloo_->allreduce_coalesced(host, o);
+    });
+  }
+
+  c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) override {
+    return reduction(tensors, opts, [&](std::vector<at::Tensor>& host, const c10d::ReduceOp& op) {
+      c10d::ReduceOptions o = opts;
+      o.reduceOp = op;
+      return gloo_->reduce(host, o);
+    });
+  }
+
+  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
+                                           std::vector<at::Tensor>& inputs,
+                                           const c10d::AllgatherOptions& opts) override {
+    Staging s;
+    std::vector<at::Tensor> in = s.inputs(inputs);
+    std::vector<std::vector<at::Tensor>> out;
+    for (const auto& list : outputs) out.push_back(s.outputs(list));
+    return staged(gloo_->allgather(out, in, opts), std::move(s));
+  }
+
+  c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
+                                                 const c10d::AllgatherOptions& opts) override {
+    TORCH_CHECK(output.numel() == input.numel() * getSize(), "foogloo: all_gather_into_tensor's output has ",
+                output.numel(), " elements, not the group size ", getSize(), " times the input's ", input.numel());
+    Staging s;
+    at::Tensor in = s.input(input), out = s.output(output);
+    // NOTE: as NCCL does, the output is rank-major flat memory, whatever its shape.
+    std::vector<std::vector<at::Tensor>> chunks{out.view({-1}).chunk(getSize())};
+    std::vector<at::Tensor> ins{in};
+    return staged(gloo_->allgather(chunks, ins, opts), std::move(s));
+  }
+
+  c10::intrusive_ptr<c10d::Work> allgather_into_tensor_coalesced(std::vector<at::Tensor>& outputs,
+                                                                 std::vector<at::Tensor>& inputs,
+                                                                 const c10d::AllgatherOptions& opts) override {
+    Staging s;
+    std::vector<at::Tensor> in = s.inputs(inputs), out = s.outputs(outputs);
+    return staged(gloo_->allgather_into_tensor_coalesced(out, in, opts), std::move(s));
+  }
+
+  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs,
+                                        std::vector<at::Tensor>& inputs, const c10d::GatherOptions& opts) override {
+    Staging s;
+    std::vector<at::Tensor> in = s.inputs(inputs);
+    std::vector<std::vector<at::Tensor>> out;
+    for (const auto& list : outputs) out.push_back(s.outputs(list));
+    return staged(gloo_->gather(out, in, opts), std::move(s));
+  }
+
+  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs,
+                                         std::vector<std::vector<at::Tensor>>& inputs,
+                                         const c10d::ScatterOptions& opts) override {
+    Staging s;
+    std::vector<std::vector<at::Tensor>> in;
+    for (const auto& list : inputs) in.push_back(s.inputs(list));
+    std::vector<at::Tensor> out = s.outputs(outputs);
+    return staged(gloo_->scatter(out, in, opts), std::move(s));
+  }
+
+  c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor>& outputs,
+                                                std::vector<std::vector<at::Tensor>>& inputs,
+                                                const c10d::ReduceScatterOptions& opts) override {
+    const GlooReduction r = gloo_reduction(opts.reduceOp);
+    Staging s;
+    std::vector<std::vector<at::Tensor>> in;
+    for (const auto& list : inputs) in.push_back(prescaled(s.inputs(list, bool(r.premultiply)), r));
+    std::vector<at::Tensor> out = s.outputs(outputs);
+    c10d::ReduceScatterOptions o = opts;
+    o.reduceOp = r.op;
+    return staged(gloo_->reduce_scatter(out, in, o), std::move(s), r.average);
+  }
+
+  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
+                                                      const c10d::ReduceScatterOptions& opts) override {
+    TORCH_CHECK(input.numel() == output.numel() * getSize(), "foogloo: reduce_scatter_tensor's input has ",
+                input.numel(), " elements, not the group size ", getSize(), " times the output's ", output.numel());
+    const GlooReduction r = gloo_reduction(opts.reduceOp);
+    Staging s;
+    at::Tensor in = prescaled({s.input(input, bool(r.premultiply))}, r)[0];
+    std::vector<at::Tensor> outs{s.output(output)};
+    // NOTE: as NCCL does, the input is rank-major flat memory, whatever its shape.
+    std::vector<std::vector<at::Tensor>> chunks{in.reshape({-1}).chunk(getSize())};
+    for (at::Tensor& c : chunks[0]) c = c.view(output.sizes());
+    c10d::ReduceScatterOptions o = opts;
+    o.reduceOp = r.op;
+    return staged(gloo_->reduce_scatter(outs, chunks, o), std::move(s), r.average);
+  }
+
+  c10::intrusive_ptr<c10d::Work> reduce_scatter_tensor_coalesced(std::vector<at::Tensor>& outputs,
+                                                                 std::vector<at::Tensor>& inputs,
+                                                                 const c10d::ReduceScatterOptions& opts) override {
+    const GlooReduction r = gloo_reduction(opts.reduceOp);
+    Staging s;
+    std::vector<at::Tensor> in = prescaled(s.inputs(inputs, bool(r.premultiply)), r);
+    std::vector<at::Tensor> out = s.outputs(outputs);
+    c10d::ReduceScatterOptions o = opts;
+    o.reduceOp = r.op;
+    return staged(gloo_->reduce_scatter_tensor_coalesced(out, in, o), std::move(s), r.average);
+  }
+
+  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input,
+                                               std::vector<int64_t>& output_splits,
+                                               std::vector<int64_t>& input_splits,
+                                               const c10d::AllToAllOptions& opts) override {
+    Staging s;
+    at::Tensor in = s.input(input), out = s.output(output);
+    return staged(gloo_->alltoall_base(out, in, output_splits, input_splits, opts), std::move(s));
+  }
+
+  c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
+                                          const c10d::AllToAllOptions& opts) override {
+    Staging s;
+    std::vector<at::Tensor> in = s.inputs(inputs), out = s.outputs(outputs);
+    return staged(gloo_->alltoall(out, in, opts), std::move(s));
+  }
+
+  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override { return gloo_->barrier(opts); }
+
+  void setSequenceNumberForGroup() override { gloo_->setSequenceNumberForGroup(); }
+  uint64_t getSequenceNumberForGroup() override { return gloo_->getSequenceNumberForGroup(); }
+
+ private:
+  // Runs a reduction over `tensors` (inputs and outputs at once) as gloo can.
+  template <typename Options, typename Run>
+  c10::intrusive_ptr<c10d::Work> reduction(std::vector<at::Tensor>& tensors, const Options& opts, Run run) {
+    const GlooReduction r = gloo_reduction(opts.reduceOp);
+    Staging s;
+    std::vector<at::Tensor> host = prescaled(s.in_outs(tensors), r);
+    return staged(run(host, r.op), std::move(s), r.average);
+  }
+
+  static std::vector<at::Tensor> prescaled(std::vector<at::Tensor> host, const GlooReduction& r) {
+    if (r.premultiply) {
+      for (at::Tensor& t : host) r.premultiply(t);
+    }
+    return host;
+  }
+
+  c10::intrusive_ptr<c10d::Work> staged(const c10::intrusive_ptr<c10d::Work>& work, Staging s, bool average = false) {
+    std::function<void()> finish;
+    if (average) {
+      finish = [results = s.host_results(), size = getSize()] { divide(results, size); };
+    }
+    return c10::make_intrusive<StagedWork>(work, std::move(s), std::move(finish));
+  }
+
+  c10::intrusive_ptr<c10d::Backend> gloo_;
+};
+
+}  // namespace
+
+void init_bindings(pybind11::module_& m) {
+  m.def(
+      "_gloo_backend",
+      [](c10::intrusive_ptr<c10d::Backend> gloo) -> c10::intrusive_ptr<c10d::Backend> {
+        return c10::make_intrusive<GlooBackend>(std::move(gloo));
+      },
+      "Wraps a ProcessGroupGloo as the foogloo backend for foo tensors");
+}
+
+}  // namespace foo_cl::distributed
