@@ -80,17 +80,28 @@ int device_of_context(uintptr_t context) {
   return -1;
 }
 
+void release_python_object(void* object) {
+  // NOTE: at interpreter exit the reference goes with the interpreter (a deleter may run then, on
+  // any thread, where taking the GIL would hang or abort).
+  if (!Py_IsInitialized() || _Py_IsFinalizing()) return;
+  py::gil_scoped_acquire gil;
+  delete static_cast<py::object*>(object);
+}
+
 // A foo tensor over `nbytes` of an OpenCL buffer of foo's context from byte `offset` on (a pyopencl
-// array's memory); `owner` is kept alive with it.
+// array's memory); `owner` is kept alive with it. One of foo's own buffers keeps its addresses.
 at::Tensor tensor_from_buffer(int device, uintptr_t mem, size_t offset, size_t nbytes, std::vector<int64_t> sizes,
                               std::vector<int64_t> strides, at::ScalarType dtype, py::object owner) {
-  auto release_owner = [](void* p) {
-    if (!Py_IsInitialized()) return;  // at interpreter exit the reference goes with the interpreter
-    py::gil_scoped_acquire gil;
-    delete static_cast<py::object*>(p);
-  };
-  c10::DataPtr data = runtime::import_buffer(static_cast<c10::DeviceIndex>(device), reinterpret_cast<cl_mem>(mem),
-                                             offset, new py::object(std::move(owner)), release_owner);
+  const auto index = static_cast<c10::DeviceIndex>(device);
+  auto kept = std::make_unique<py::object>(std::move(owner));
+  c10::DataPtr data;
+  if (const uintptr_t address = runtime::address_of_buffer(index, reinterpret_cast<cl_mem>(mem))) {
+    data = c10::DataPtr(reinterpret_cast<void*>(address + offset), kept.get(), &release_python_object,
+                        c10::Device(c10::DeviceType::PrivateUse1, index));
+  } else {
+    data = runtime::import_buffer(index, reinterpret_cast<cl_mem>(mem), offset, kept.get(), &release_python_object);
+  }
+  kept.release();  // the DataPtr owns it now
   c10::Storage storage(c10::Storage::use_byte_size_t(), nbytes, std::move(data), nullptr, /*resizable=*/false);
   at::Tensor tensor = at::detail::make_tensor<c10::TensorImpl>(
       std::move(storage), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), c10::scalarTypeToTypeMeta(dtype));

@@ -140,7 +140,7 @@ def from_pyopencl(array: Any) -> torch.Tensor:
         raise ValueError(f"from_pyopencl: strides {array.strides} are not multiples of the item size {itemsize}")
     if array.size == 0:
         return torch.empty(array.shape, dtype=dtype, device=torch.device("foo", index))
-    if not isinstance(array.base_data, cl.Buffer):
+    if not isinstance(array.base_data, cl.MemoryObjectHolder):
         raise TypeError("from_pyopencl: only arrays in OpenCL buffers are supported (not SVM)")
     if array.queue is not None:
         _order_after(queue(torch.foo.current_stream(index)), array.queue)
@@ -174,6 +174,29 @@ _SCALARS = {
 _VECTOR = re.compile(r"^([a-z]+?)(2|3|4|8|16)?$")
 
 
+def _pointer_takes(type_name: str, dtype: torch.dtype) -> bool:
+    """Whether a __global pointer parameter of type `type_name` ("float*") suits a tensor of `dtype`.
+
+    char, uchar and void pointers take any tensor (bytes), as do pointers to structs and typedefs
+    foo cannot see into. Otherwise the pointee's element needs the dtype's size and kind (integer
+    or floating; signedness is free), a vector pointee (float4) reading that many elements;
+    bfloat16 goes to ushort or short, a complex dtype to float2 or double2."""
+    pointee = type_name.rstrip("*")
+    if pointee in ("char", "uchar", "void"):
+        return True
+    match = _VECTOR.match(pointee)
+    scalar = _SCALARS.get(match.group(1)) if match else None
+    if scalar is None:
+        return True
+    lanes = int(match.group(2) or 1)
+    element = np.dtype(scalar)
+    if dtype == torch.bfloat16:
+        return pointee in ("ushort", "short")
+    if dtype.is_complex:
+        return element.kind == "f" and lanes == 2 and 2 * element.itemsize == dtype.itemsize
+    return element.itemsize == dtype.itemsize and (element.kind == "f") == dtype.is_floating_point
+
+
 class LocalMemory:
     """A ``__local`` pointer argument of a user kernel: `nbytes` of work-group local memory."""
 
@@ -191,7 +214,9 @@ class Kernel:
 
     Arguments follow foo's kernel ABI. A tensor fills two parameters, a ``__global T*`` and a
     ``ulong`` byte offset into it, so views need no copy (``FOO_PTR(T, p, offset)`` of
-    common.clh, or ``(__global T*)((__global char*)p + offset)``). A number or numpy scalar fills
+    common.clh, or ``(__global T*)((__global char*)p + offset)``). The kernel sees the tensor as
+    dense memory, so it must be contiguous, and ``T`` must match its dtype (``char*``, ``uchar*``
+    and ``void*`` take any). A number or numpy scalar fills
     a by-value parameter and is converted to its declared type (``int``, ``float``, ``ulong``,
     vectors as sequences); ``LocalMemory(n)`` fills a ``__local`` pointer; ``bytes`` fills any
     parameter as they are (a struct, say).
@@ -236,7 +261,13 @@ class Kernel:
                 raise TypeError(f"{self.name}() takes {self._arity(params)} arguments but was given {len(args)}")
             space, type_name, pname = params[p]
             where = f"{self.name}() argument {i} ({type_name} {pname})"
-            if space in ("global", "constant"):
+            if space == "constant":
+                raise TypeError(
+                    f"{where}: foo passes tensors as __global pointers (a __constant one would take the "
+                    "tensor's whole memory segment, past the device's constant-buffer size); declare it "
+                    "__global const"
+                )
+            if space == "global":
                 packed.append((0, self._buffer_address(arg, index, type_name, where)))
                 if p + 1 >= len(params) or params[p + 1][1] != "ulong":
                     raise TypeError(
@@ -260,7 +291,7 @@ class Kernel:
 
     @staticmethod
     def _arity(params: list[tuple[str, str, str]]) -> int:
-        return len(params) - sum(1 for space, _, _ in params if space in ("global", "constant"))
+        return len(params) - sum(1 for space, _, _ in params if space == "global")
 
     @staticmethod
     def _buffer_address(arg: Any, index: int, type_name: str, where: str) -> int:
@@ -272,11 +303,10 @@ class Kernel:
             raise ValueError(
                 f"{where}: expected all tensors to be on the same device, found foo:{index} and {arg.device}"
             )
-        pointee = _SCALARS.get(type_name.rstrip("*").removeprefix("const"))
-        if pointee is not None and not arg.dtype.is_complex:
-            kind_ok = np.dtype(pointee).kind == "f" or not arg.dtype.is_floating_point
-            if np.dtype(pointee).itemsize != arg.element_size() or not kind_ok:
-                raise TypeError(f"{where}: a {type_name} parameter cannot take a {arg.dtype} tensor")
+        if not arg.is_contiguous():
+            raise ValueError(f"{where}: the kernel sees a tensor as dense memory; pass .contiguous()")
+        if not _pointer_takes(type_name, arg.dtype):
+            raise TypeError(f"{where}: a {type_name} parameter cannot take a {arg.dtype} tensor")
         return arg.data_ptr()
 
     @staticmethod
@@ -294,7 +324,10 @@ class Kernel:
             values = np.asarray(arg)
             if values.size != count or values.dtype.kind not in "biuf":
                 raise ValueError
-            converted = np.array([scalar(v) for v in values.reshape(-1).tolist()], dtype=scalar)
+            items = values.reshape(-1).tolist()
+            if np.dtype(scalar).kind in "iu" and any(isinstance(v, float) and not v.is_integer() for v in items):
+                raise ValueError  # no silent truncation of 2.5 to 2
+            converted = np.array([scalar(v) for v in items], dtype=scalar)
         except (ValueError, OverflowError, TypeError):
             raise TypeError(f"{where}: cannot pass {arg!r} as {type_name}") from None
         if count == 3:  # a 3-vector takes the space of a 4-vector

@@ -1,15 +1,19 @@
-// The "foogloo" c10d backend: collectives on foo tensors with gloo as the transport. Gloo only
-// takes CPU tensors, so each collective copies its foo inputs to pinned host tensors, runs gloo's
-// collective on them, and when gloo's work completes copies the results back into the foo tensors
-// before completing its own future (the one DDP's gradient buckets wait on). CPU tensors go to gloo
-// as they are. Gloo lacks AVG and PREMUL_SUM: they run as SUM, scaling the host copies.
+// The "foogloo" c10d backend: gloo moves CPU tensors only, so each collective copies its foo inputs
+// to pinned host tensors, runs gloo's collective on them, and when that completes copies the results
+// back to foo before completing its own work and future. CPU tensors go to gloo as they are.
 #include "distributed/GlooBackend.h"
 
+#include <ATen/Parallel.h>
 #include <ATen/ops/empty.h>
+#include <c10/core/StreamGuard.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
 #include <torch/csrc/distributed/c10d/Backend.hpp>
+#include <torch/csrc/distributed/c10d/reducer_timer.hpp>
 #include <torch/csrc/utils/pybind.h>
 
+#include <chrono>
 #include <functional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -92,21 +96,27 @@ class StagedWork final : public c10d::Work {
   StagedWork(const c10::intrusive_ptr<c10d::Work>& gloo, Staging staging, std::function<void()> finish)
       : c10d::Work(-1, c10d::OpType::UNKNOWN), results_(staging.results_) {
     std::vector<c10::Device> devices;
-    for (const at::Tensor& t : results_) {
-      if (on_foo(t) && std::find(devices.begin(), devices.end(), t.device()) == devices.end()) {
-        devices.push_back(t.device());
+    for (const auto& [host, device] : staging.copies_) {
+      if (std::find(devices.begin(), devices.end(), device.device()) == devices.end()) {
+        devices.push_back(device.device());
       }
     }
     future_ = c10::make_intrusive<c10::ivalue::Future>(c10::ListType::ofTensors(), devices);
-    auto complete = [future = future_, staging = std::move(staging), finish = std::move(finish)](
-                        std::exception_ptr error) {
+    auto complete = [future = future_, staging = std::move(staging), finish = std::move(finish),
+                     devices](std::exception_ptr error) {
       if (error) {
         future->setError(error);
         return;
       }
       try {
         if (finish) finish();
-        // NOTE: blocking writes: the values are on the device when the future completes.
+        // The copies go on a pool stream of each device, not behind the work the training thread
+        // queued since; the future's events (recorded on these streams by markCompleted) order
+        // whoever waits for the results after them.
+        const c10::impl::VirtualGuardImpl guard_impl(c10::DeviceType::PrivateUse1);
+        std::vector<c10::Stream> streams;
+        for (const c10::Device& d : devices) streams.push_back(guard_impl.getStreamFromGlobalPool(d));
+        const c10::MultiStreamGuard on_copy_streams(streams);
         for (const auto& [host, device] : staging.copies_) device.copy_(host);
         future->markCompleted(c10::IValue(staging.results_));
       } catch (...) {
@@ -117,14 +127,16 @@ class StagedWork final : public c10d::Work {
     try {
       done = gloo->getFuture();
     } catch (const c10::Error&) {
-      // Some of gloo's works have no future (_reduce_scatter_base): complete this one now.
-      std::exception_ptr error;
-      try {
-        gloo->wait();
-      } catch (...) {
-        error = std::current_exception();
-      }
-      complete(error);
+      // Some of gloo's works have no future (reduce_scatter): a thread of the inter-op pool waits.
+      at::launch([gloo, complete]() {
+        std::exception_ptr error;
+        try {
+          gloo->wait();
+        } catch (...) {
+          error = std::current_exception();
+        }
+        complete(error);
+      });
       return;
     }
     done->addCallback([complete = std::move(complete)](c10::ivalue::Future& f) {
@@ -140,8 +152,16 @@ class StagedWork final : public c10d::Work {
   void synchronize() override { future_->waitAndThrow(); }
 
   bool wait(std::chrono::milliseconds timeout) override {
-    // Gloo's own work enforces the process group's timeout; this waits for it and the copies.
-    (void)timeout;
+    if (timeout != ::kNoTimeout) {
+      const auto deadline = std::chrono::steady_clock::now() + timeout;
+      while (!future_->completed()) {
+        if (std::chrono::steady_clock::now() >= deadline) {
+          C10_THROW_ERROR(DistBackendError, "foogloo: a collective did not complete within " +
+                                                std::to_string(timeout.count()) + " ms");
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    }
     future_->waitAndThrow();
     return true;
   }
@@ -222,11 +242,17 @@ class GlooBackend final : public c10d::Backend {
   }
 
   c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) override {
-    return reduction(tensors, opts, [&](std::vector<at::Tensor>& host, const c10d::ReduceOp& op) {
-      c10d::ReduceOptions o = opts;
-      o.reduceOp = op;
-      return gloo_->reduce(host, o);
-    });
+    const GlooReduction r = gloo_reduction(opts.reduceOp);
+    c10d::ReduceOptions o = opts;
+    o.reduceOp = r.op;
+    Staging s;
+    if (getRank() == opts.rootRank) {
+      std::vector<at::Tensor> host = prescaled(s.in_outs(tensors), r);
+      return staged(gloo_->reduce(host, o), std::move(s), r.average);
+    }
+    // Gloo leaves partial results in the other ranks' tensors; as with NCCL, theirs stay as they were.
+    std::vector<at::Tensor> host = prescaled(s.inputs(tensors, /*own=*/true), r);
+    return staged(gloo_->reduce(host, o), std::move(s));
   }
 
   c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
@@ -335,7 +361,42 @@ class GlooBackend final : public c10d::Backend {
     return staged(gloo_->alltoall(out, in, opts), std::move(s));
   }
 
+  c10::intrusive_ptr<c10d::Work> allgather_coalesced(std::vector<std::vector<at::Tensor>>& outputs,
+                                                     std::vector<at::Tensor>& inputs,
+                                                     const c10d::AllgatherOptions& opts) override {
+    Staging s;
+    std::vector<at::Tensor> in = s.inputs(inputs);
+    std::vector<std::vector<at::Tensor>> out;
+    for (const auto& list : outputs) out.push_back(s.outputs(list));
+    return staged(gloo_->allgather_coalesced(out, in, opts), std::move(s));
+  }
+
+  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst_rank, int tag) override {
+    Staging s;
+    std::vector<at::Tensor> host = s.inputs(tensors);
+    return staged(gloo_->send(host, dst_rank, tag), std::move(s));
+  }
+
+  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src_rank, int tag) override {
+    Staging s;
+    std::vector<at::Tensor> host = s.outputs(tensors);
+    return staged(gloo_->recv(host, src_rank, tag), std::move(s));
+  }
+
+  c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor>& tensors, int tag) override {
+    Staging s;
+    std::vector<at::Tensor> host = s.outputs(tensors);
+    return staged(gloo_->recvAnysource(host, tag), std::move(s));
+  }
+
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override { return gloo_->barrier(opts); }
+
+  void monitoredBarrier(const c10d::BarrierOptions& opts, bool wait_all_ranks) override {
+    gloo_->monitoredBarrier(opts, wait_all_ranks);
+  }
+
+  void setTimeout(std::chrono::milliseconds timeout) override { gloo_->setTimeout(timeout); }
+  c10::intrusive_ptr<Options> getBackendOptions() override { return gloo_->getBackendOptions(); }
 
   void setSequenceNumberForGroup() override { gloo_->setSequenceNumberForGroup(); }
   uint64_t getSequenceNumberForGroup() override { return gloo_->getSequenceNumberForGroup(); }
@@ -368,6 +429,20 @@ class GlooBackend final : public c10d::Backend {
   c10::intrusive_ptr<c10d::Backend> gloo_;
 };
 
+// DDP's step timings (DistributedDataParallel._get_ddp_logging_data) on foo: host times, as on the
+// CPU. foo ops are asynchronous, so compute times are the host's enqueueing times; communication
+// times are real, collectives waiting for their inputs on the host.
+class HostTimer final : public c10d::Timer {
+ public:
+  explicit HostTimer(c10::Device) {}
+
+  std::optional<int64_t> measureDifference(Event start, Event end) override {
+    const int64_t from = getTimeRef(start), to = getTimeRef(end);
+    if (from == c10d::kUnsetTime || to == c10d::kUnsetTime || to < from) return std::nullopt;
+    return to - from;
+  }
+};
+
 }  // namespace
 
 void init_bindings(pybind11::module_& m) {
@@ -380,3 +455,7 @@ void init_bindings(pybind11::module_& m) {
 }
 
 }  // namespace foo_cl::distributed
+
+namespace c10d {
+C10_REGISTER_TYPED_CLASS(TimerRegistry, c10::kPrivateUse1, foo_cl::distributed::HostTimer)
+}  // namespace c10d

@@ -64,7 +64,12 @@ void launch_user_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
   for (const UserKernelArg& arg : args) {
     switch (arg.kind) {
       case UserKernelArg::Kind::buffer:
-        call.buffer(arg.address);
+        if (arg.address) {
+          call.buffer(arg.address);
+        } else {  // an empty tensor has no memory: a null pointer, as OpenCL allows
+          const cl_mem none = nullptr;
+          call.bytes(&none, sizeof(none)).value(cl_ulong{0});
+        }
         break;
       case UserKernelArg::Kind::value:
         call.bytes(arg.bytes.data(), arg.bytes.size());

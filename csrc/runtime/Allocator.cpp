@@ -214,11 +214,21 @@ class DeviceMemory {
   // Gives a buffer made elsewhere (retained here) a range of this device's addresses.
   uintptr_t import_buffer(cl_mem mem, size_t size) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const uintptr_t address = take_address_range(round_size(size));
-    TORCH_CHECK(address, "foo-cl: foo:", static_cast<int>(device_), "'s device address range is exhausted");
     FOO_CL_CHECK(clRetainMemObject(mem));
+    const uintptr_t address = take_address_range(round_size(size));
+    if (!address) clReleaseMemObject(mem);
+    TORCH_CHECK(address, "foo-cl: foo:", static_cast<int>(device_), "'s device address range is exhausted");
     segments_[address] = new Segment{mem, address, size};
     return address;
+  }
+
+  // The address of byte 0 of one of this device's buffers, or 0 for another buffer.
+  uintptr_t address_of(cl_mem mem) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [address, segment] : segments_) {
+      if (segment->mem == mem) return address;
+    }
+    return 0;
   }
 
   void release_import(uintptr_t address) {
@@ -505,7 +515,10 @@ struct ImportedBuffer {
 void delete_import(void* context) {
   auto* imported = static_cast<ImportedBuffer*>(context);
   memory(imported->device).release_import(imported->address);
-  if (imported->release_owner) imported->release_owner(imported->owner);
+  // NOTE: the owner may recycle the memory at once (a pyopencl memory pool hands it to the next
+  // array), so foo's queued work on it must be done first.
+  synchronize_device(imported->device);
+  imported->release_owner(imported->owner);
   delete imported;
 }
 
@@ -524,6 +537,10 @@ BufferRef buffer_of(const void* address) {
   TORCH_CHECK(device >= 0, "Expected all tensors to be on the same device, but an operand of a foo operator is not ",
               "in foo device memory (address ", address, "; a CPU tensor given as out=?)");
   return memory(device).lookup(reinterpret_cast<uintptr_t>(address));
+}
+
+uintptr_t address_of_buffer(c10::DeviceIndex device, cl_mem mem) {
+  return memory(device).address_of(mem);
 }
 
 c10::DataPtr import_buffer(c10::DeviceIndex device, cl_mem mem, size_t offset, void* owner,

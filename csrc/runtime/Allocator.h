@@ -23,9 +23,14 @@ BufferRef buffer_of(const void* address);
 // The device owning a foo device address, or -1 for any other pointer.
 c10::DeviceIndex device_of_address(const void* address);
 
+// The foo device address of byte 0 of `mem` when it is one of foo's own buffers on `device`, else 0
+// (a tensor shared with pyopencl and back keeps its address, so PyTorch sees the aliasing).
+uintptr_t address_of_buffer(c10::DeviceIndex device, cl_mem mem);
+
 // Memory that another library (pyopencl) allocated in foo's context for `device`, as foo memory:
 // the buffer gets device addresses of its own and is retained until the returned DataPtr (pointing
-// `offset` bytes in) is freed; `release_owner(owner)` then lets go of what else kept it valid.
+// `offset` bytes in) is freed; `release_owner(owner)` then lets go of what else kept it valid,
+// once the device's queued work is done.
 c10::DataPtr import_buffer(c10::DeviceIndex device, cl_mem mem, size_t offset, void* owner,
                            void (*release_owner)(void*));
 

@@ -119,6 +119,22 @@ std::string program_binary(cl_program program) {
   return binary;
 }
 
+// Whether a program built with -cl-kernel-arg-info describes its kernels' parameters: OpenCL only
+// promises it for programs built from source, and some implementations drop it from binaries.
+bool keeps_arg_info(cl_program program, const std::string& options) {
+  if (options.find("-cl-kernel-arg-info") == std::string::npos) return true;
+  cl_kernel kernel = nullptr;
+  cl_uint count = 0;
+  if (clCreateKernelsInProgram(program, 1, &kernel, &count) != CL_SUCCESS || count == 0) return true;
+  cl_uint args = 0;
+  clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof(args), &args, nullptr);
+  cl_kernel_arg_address_qualifier space = 0;
+  const bool described = args == 0 || clGetKernelArgInfo(kernel, 0, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(space),
+                                                         &space, nullptr) == CL_SUCCESS;
+  clReleaseKernel(kernel);
+  return described;
+}
+
 cl_program build_from_binary(const DeviceInfo& info, const std::string& binary, const std::string& options) {
   const unsigned char* data = reinterpret_cast<const unsigned char*>(binary.data());
   const size_t size = binary.size();
@@ -172,10 +188,15 @@ class ProgramCache {
     const fs::path path = fs::path(disk_cache_dir()) / name;
 
     cl_program program = nullptr;
+    bool binary_without_arg_info = false;
     if (disk_cache_enabled()) {
       const std::string binary = read_cached_binary(path, identity);
       if (!binary.empty()) program = build_from_binary(info, binary, full_options);
-      if (!program && !binary.empty()) {
+      if (program && !keeps_arg_info(program, full_options)) {
+        clReleaseProgram(program);  // built again from source below; the cached binary stays good
+        program = nullptr;
+        binary_without_arg_info = true;
+      } else if (!program && !binary.empty()) {
         std::error_code ec;
         fs::remove(path, ec);
       }
@@ -183,7 +204,9 @@ class ProgramCache {
     const bool from_disk = program != nullptr;
     if (!program) {
       program = build_from_source(device, info, key, source, full_options);
-      if (disk_cache_enabled()) write_cached_binary(path, identity, program_binary(program));
+      if (disk_cache_enabled() && !binary_without_arg_info) {
+        write_cached_binary(path, identity, program_binary(program));
+      }
     }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     builds_.push_back({key, options, ms, from_disk});

@@ -6,8 +6,10 @@
 #include <c10/util/Exception.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace foo_cl::runtime {
@@ -143,7 +145,14 @@ bool query_stream(c10::DeviceIndex device, c10::StreamId id) {
     q.marker_at = submitted;
   }
   cl_int status = CL_COMPLETE;
-  FOO_CL_CHECK(clGetEventInfo(q.marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr));
+  // A shared queue's marker is new at every query: on an idle queue it completes within microseconds,
+  // so it gets up to a millisecond before the stream is called busy.
+  const auto patience = std::chrono::steady_clock::now() + std::chrono::milliseconds(q.shared ? 1 : 0);
+  while (true) {
+    FOO_CL_CHECK(clGetEventInfo(q.marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr));
+    if (status <= CL_COMPLETE || std::chrono::steady_clock::now() >= patience) break;
+    std::this_thread::yield();
+  }
   TORCH_CHECK(status >= 0, "foo-cl: a command on this stream failed with ", cl_error_name(status));
   if (status != CL_COMPLETE) return false;
   q.finished = std::max(q.finished, q.marker_at);
