@@ -86,5 +86,6 @@ setup(
     cmdclass={"build_ext": IncrementalBuildExtension.with_options(use_ninja=True)},
     entry_points={"torch.backends": ["foo_cl = foo_cl:_autoload"]},
     python_requires=">=3.9",
-    install_requires=["torch==2.13.0"],
+    install_requires=["torch==2.13.0", "numpy"],
+    extras_require={"pyopencl": ["pyopencl"]},  # foo_cl.opencl's context/queue/to_pyopencl/from_pyopencl
 )

@@ -88,7 +88,9 @@ def _order_after(waiting: Any, signalling: Any) -> None:
     """Makes later work on queue `waiting` start after everything enqueued so far on `signalling`."""
     if waiting.int_ptr != signalling.int_ptr:
         cl = _pyopencl()
-        cl.enqueue_barrier(waiting, wait_for=[cl.enqueue_marker(signalling)])
+        marker = cl.enqueue_marker(signalling)
+        signalling.flush()  # OpenCL: an event waited for on another queue needs its queue flushed
+        cl.enqueue_barrier(waiting, wait_for=[marker])
 
 
 def to_pyopencl(tensor: torch.Tensor, queue: Any = None) -> Any:

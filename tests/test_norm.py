@@ -175,3 +175,58 @@ def test_group_norm_of_channels_last_input_matches_cpu():
 def test_group_norm_of_16_bit_input_matches_cpu(dtype):
     inputs = [randn(2, 6, 4, 5, dtype=dtype) * 4, randn(6, seed=1, dtype=dtype), randn(6, seed=2, dtype=dtype)]
     check_forward(lambda x, w, b: F.group_norm(x, 3, w, b), inputs, LOW_PRECISION)
+
+
+@pytest.mark.parametrize("affine", [True, False], ids=["affine", "plain"])
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last"])
+def test_sync_batch_norm_steps_over_two_shards_match_batch_norm_of_the_whole_batch(layout, affine):
+    """torch.nn.SyncBatchNorm's five ops, as two processes use them on two shards of a batch (the all-gather and
+    all-reduce between the processes done here by hand), against batch_norm of the whole batch on the CPU."""
+    x, grad = randn(5, 3, 4, 6, seed=1) * 3 + 1, randn(5, 3, 4, 6, seed=2)
+    weight, bias = (randn(3, seed=3), randn(3, seed=4)) if affine else (None, None)
+    eps, momentum = 1e-5, 0.1
+    shards = [x[:2], x[2:]]
+    if layout == "channels_last":
+        shards = [s.contiguous(memory_format=torch.channels_last) for s in shards]
+    fw, fb = (on(FOO, weight), on(FOO, bias)) if affine else (None, None)
+    running = [torch.zeros(3, device=FOO), torch.ones(3, device=FOO)]
+
+    stats = [torch.batch_norm_stats(on(FOO, s), eps) for s in shards]
+    counts = torch.tensor([float(s.numel() // 3) for s in shards], device=FOO)
+    mean, invstd = torch.batch_norm_gather_stats_with_counts(
+        on(FOO, x),
+        torch.stack([m for m, _ in stats]),
+        torch.stack([v for _, v in stats]),
+        *running,
+        momentum,
+        eps,
+        counts,
+    )
+    out = torch.cat([torch.batch_norm_elemt(on(FOO, s), fw, fb, mean, invstd, eps) for s in shards])
+    reduced = [
+        torch.batch_norm_backward_reduce(on(FOO, g), on(FOO, s), mean, invstd, fw, True, affine, affine)
+        for g, s in zip([grad[:2], grad[2:]], shards)
+    ]
+    sum_dy, sum_dy_xmu = sum(r[0] for r in reduced), sum(r[1] for r in reduced)
+    grad_input = torch.cat(
+        [
+            torch.batch_norm_backward_elemt(on(FOO, g), on(FOO, s), mean, invstd, fw, sum_dy, sum_dy_xmu, counts.int())
+            for g, s in zip([grad[:2], grad[2:]], shards)
+        ]
+    )
+
+    cpu_running = [torch.zeros(3), torch.ones(3)]
+    leaves = [t.clone().requires_grad_() if t is not None else None for t in (x, weight, bias)]
+    expected = F.batch_norm(leaves[0], *cpu_running, leaves[1], leaves[2], True, momentum, eps)
+    expected.backward(grad)
+    assert_close_to_cpu(out, expected.detach())
+    assert_close_to_cpu(grad_input, leaves[0].grad)
+    assert_close_to_cpu(mean, x.mean((0, 2, 3)))
+    assert_close_to_cpu(invstd, (x.var((0, 2, 3), correction=0) + eps).rsqrt())
+    for r, c in zip(running, cpu_running):
+        assert_close_to_cpu(r, c)
+    if affine:
+        assert_close_to_cpu(sum(r[2] for r in reduced), leaves[1].grad)
+        assert_close_to_cpu(sum(r[3] for r in reduced), leaves[2].grad)
+    else:
+        assert all(r[2] is None and r[3] is None for r in reduced)

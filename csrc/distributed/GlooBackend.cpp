@@ -5,6 +5,7 @@
 
 #include <ATen/Parallel.h>
 #include <ATen/ops/empty.h>
+#include <c10/core/Event.h>
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 #include <torch/csrc/distributed/c10d/Backend.hpp>
@@ -13,6 +14,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -102,20 +104,31 @@ class StagedWork final : public c10d::Work {
       }
     }
     future_ = c10::make_intrusive<c10::ivalue::Future>(c10::ListType::ofTensors(), devices);
-    auto complete = [future = future_, staging = std::move(staging), finish = std::move(finish),
-                     devices](std::exception_ptr error) {
+    // Where the caller's streams are now: the copies back wait for the work queued before the
+    // collective (the kernel that zeroed a recv buffer, say).
+    const c10::impl::VirtualGuardImpl guard_impl(c10::DeviceType::PrivateUse1);
+    auto issued = std::make_shared<std::vector<c10::Event>>();
+    for (const c10::Device& d : devices) {
+      issued->emplace_back(c10::DeviceType::PrivateUse1);
+      issued->back().record(guard_impl.getStream(d));
+    }
+    auto complete = [future = future_, staging = std::move(staging), finish = std::move(finish), devices,
+                     issued](std::exception_ptr error) {
       if (error) {
         future->setError(error);
         return;
       }
       try {
         if (finish) finish();
-        // The copies go on a pool stream of each device, not behind the work the training thread
-        // queued since; the future's events (recorded on these streams by markCompleted) order
-        // whoever waits for the results after them.
+        // The copies go on a pool stream of each device, after the caller's work up to the collective
+        // but not behind what it queued since; the future's events (recorded on these streams by
+        // markCompleted) order whoever waits for the results after them.
         const c10::impl::VirtualGuardImpl guard_impl(c10::DeviceType::PrivateUse1);
         std::vector<c10::Stream> streams;
-        for (const c10::Device& d : devices) streams.push_back(guard_impl.getStreamFromGlobalPool(d));
+        for (size_t i = 0; i < devices.size(); ++i) {
+          streams.push_back(guard_impl.getStreamFromGlobalPool(devices[i]));
+          (*issued)[i].block(streams.back());
+        }
         const c10::MultiStreamGuard on_copy_streams(streams);
         for (const auto& [host, device] : staging.copies_) device.copy_(host);
         future->markCompleted(c10::IValue(staging.results_));
@@ -273,6 +286,7 @@ class GlooBackend final : public c10d::Backend {
     at::Tensor in = s.input(input), out = s.output(output);
     // NOTE: as NCCL does, the output is rank-major flat memory, whatever its shape.
     std::vector<std::vector<at::Tensor>> chunks{out.view({-1}).chunk(getSize())};
+    for (at::Tensor& c : chunks[0]) c = c.view(in.sizes());
     std::vector<at::Tensor> ins{in};
     return staged(gloo_->allgather(chunks, ins, opts), std::move(s));
   }
