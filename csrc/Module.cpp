@@ -83,7 +83,11 @@ int device_of_context(uintptr_t context) {
 void release_python_object(void* object) {
   // NOTE: at interpreter exit the reference goes with the interpreter (a deleter may run then, on
   // any thread, where taking the GIL would hang or abort).
+#if PY_VERSION_HEX >= 0x030D0000
+  if (!Py_IsInitialized() || Py_IsFinalizing()) return;
+#else
   if (!Py_IsInitialized() || _Py_IsFinalizing()) return;
+#endif
   py::gil_scoped_acquire gil;
   delete static_cast<py::object*>(object);
 }

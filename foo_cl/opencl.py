@@ -138,19 +138,22 @@ def from_pyopencl(array: Any) -> torch.Tensor:
     if dtype is None:
         raise TypeError(f"from_pyopencl: numpy dtype {array.dtype} has no torch dtype")
     itemsize = array.dtype.itemsize
-    if any(s % itemsize for s in array.strides):
-        raise ValueError(f"from_pyopencl: strides {array.strides} are not multiples of the item size {itemsize}")
+    if any(s % itemsize or s < 0 for s in array.strides):
+        raise ValueError(
+            f"from_pyopencl: strides {array.strides} are not non-negative multiples of the item size {itemsize}"
+        )
     if array.size == 0:
         return torch.empty(array.shape, dtype=dtype, device=torch.device("foo", index))
     if not isinstance(array.base_data, cl.MemoryObjectHolder):
         raise TypeError("from_pyopencl: only arrays in OpenCL buffers are supported (not SVM)")
     if array.queue is not None:
         _order_after(queue(torch.foo.current_stream(index)), array.queue)
+    extent = itemsize + sum((n - 1) * s for n, s in zip(array.shape, array.strides) if s > 0)
     return _C._tensor_from_buffer(
         index,
         array.base_data.int_ptr,
         array.offset,
-        array.base_data.size - array.offset,
+        extent,  # the bytes the array spans: its storage, not the rest of the buffer
         list(array.shape),
         [s // itemsize for s in array.strides],
         dtype,

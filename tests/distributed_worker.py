@@ -6,8 +6,10 @@ foogloo backend (the default group from init_process_group() with no backend, a 
 """
 
 import json
+import os
 import sys
 import traceback
+from datetime import timedelta
 from pathlib import Path
 
 import torch
@@ -104,6 +106,26 @@ def run(group: dist.ProcessGroup, device: torch.device, label: str) -> None:
         dist.recv(got, src=0, group=group)
         check(f"{label} send/recv", got, torch.arange(5, dtype=torch.float32) * 3)
 
+    # A posted irecv must not hold up other completions (gloo's send/recv works have no future).
+    if rank in (0, world - 1) and world > 1:
+        peer = world - 1 - rank
+        if rank == 0:
+            reply = torch.zeros(3, device=device)
+            pending = dist.irecv(reply, src=peer, group=group)
+            dist.send(torch.ones(3, device=device), dst=peer, group=group)
+            pending.wait()
+            check(f"{label} irecv posted before a send", reply, torch.full((3,), 2.0))
+            anyone = torch.zeros(2, device=device)
+            source = dist.recv(anyone, group=group)  # from any rank
+            if source != peer:
+                failures.append(f"{label} recv from any rank: source {source}, expected {peer}")
+            check(f"{label} recv from any rank", anyone, torch.full((2,), 5.0))
+        else:
+            incoming = torch.zeros(3, device=device)
+            dist.recv(incoming, src=peer, group=group)
+            dist.send(incoming + 1, dst=peer, group=group)
+            dist.send(torch.full((2,), 5.0, device=device), dst=peer, group=group)
+
     big = torch.full((1 << 18,), float(rank + 1), device=device)
     work = dist.all_reduce(big, async_op=True, group=group)
     future_value = work.get_future().wait()[0]
@@ -117,7 +139,9 @@ def run(group: dist.ProcessGroup, device: torch.device, label: str) -> None:
 
 def main() -> None:
     out_dir = Path(sys.argv[1])
-    dist.init_process_group()  # foo is the accelerator: foogloo, with no backend named
+    # foo is the accelerator: foogloo, with no backend named. A rank that fails leaves the others
+    # waiting in a collective: a minute, not gloo's default half hour.
+    dist.init_process_group(timeout=timedelta(seconds=60))
     rank = dist.get_rank()
     device = torch.device("foo", rank % torch.foo.device_count())
     torch.foo.set_device(device)
@@ -129,6 +153,8 @@ def main() -> None:
         run(dist.new_group(backend="foogloo"), torch.device("cpu"), "cpu")  # foogloo passes CPU tensors to gloo
     except Exception:  # noqa: BLE001  (whatever fails is reported to the test)
         failures.append(traceback.format_exc())
+        (out_dir / f"rank{rank}.json").write_text(json.dumps(failures))
+        os._exit(1)  # the other rank may be waiting in a collective: leave at once
     (out_dir / f"rank{rank}.json").write_text(json.dumps(failures))
     dist.destroy_process_group()
 

@@ -15,16 +15,22 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def torchrun(*args: str) -> subprocess.CompletedProcess:
-    """Two processes (rank r on foo:r when there are two devices, else both on foo:0)."""
-    return subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", *args],
-        cwd=ROOT,
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    """Two processes (rank r on foo:r when there are two devices, else both on foo:0); torchrun is
+    stopped (and stops its workers) if they take more than 5 minutes."""
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", *args]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    with subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+        try:
+            out, err = p.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            p.terminate()  # torchrun's agent tears its workers down on SIGTERM
+            try:
+                out, err = p.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                out, err = p.communicate()
+            pytest.fail(f"torchrun {' '.join(args)} took more than 5 minutes:\n{err[-4000:]}")
+    return subprocess.CompletedProcess(command, p.returncode, out, err)
 
 
 def test_collectives_on_foo_tensors(tmp_path):

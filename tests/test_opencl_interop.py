@@ -165,3 +165,20 @@ def test_a_stream_shared_with_pyopencl_reports_its_work():
     array.fill(1)
     stream.synchronize()
     assert stream.query()
+
+
+def test_an_array_imported_twice_stays_valid_after_the_first_tensor_dies():
+    array = cla.to_device(opencl.queue(), np.arange(64, dtype=np.float32))
+    first, second = opencl.from_pyopencl(array), opencl.from_pyopencl(array[8:])
+    del first
+    gc.collect()
+    assert_exact(second.cpu(), torch.arange(8, 64, dtype=torch.float32))
+
+
+def test_a_round_trip_through_pyopencl_keeps_foos_address_and_extent():
+    t = torch.arange(100, dtype=torch.float32, device=FOO)[10:40]
+    back = opencl.from_pyopencl(opencl.to_pyopencl(t))
+    assert back.data_ptr() == t.data_ptr()
+    assert back.untyped_storage().nbytes() == 30 * 4  # the array's bytes, not the rest of foo's buffer
+    back.fill_(-1)
+    assert (t.cpu() == -1).all()

@@ -162,6 +162,15 @@ def test_build_failures_and_unknown_names_are_explained():
         Kernel("__kernel void k(__global float* y, ulong o) { }", "nope").params()
 
 
+def test_a_source_with_several_kernels_describes_each():
+    source = """
+    __kernel void first(__global float* y, ulong y_offset, float a) { }
+    __kernel void second(__global int* y, ulong y_offset, uint n, uint m) { }
+    """
+    assert [p[1] for p in Kernel(source, "first").params()] == ["float*", "ulong", "float"]
+    assert [p[1] for p in Kernel(source, "second").params()] == ["int*", "ulong", "uint", "uint"]
+
+
 def test_programs_are_cached_in_memory_and_on_disk():
     source = AXPY.source + "\n// cached\n"
     first, second = Kernel(source, "axpy"), Kernel(source, "axpy")

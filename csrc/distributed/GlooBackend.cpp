@@ -3,7 +3,6 @@
 // back to foo before completing its own work and future. CPU tensors go to gloo as they are.
 #include "distributed/GlooBackend.h"
 
-#include <ATen/Parallel.h>
 #include <ATen/ops/empty.h>
 #include <c10/core/Event.h>
 #include <c10/core/StreamGuard.h>
@@ -12,9 +11,11 @@
 #include <torch/csrc/distributed/c10d/reducer_timer.hpp>
 #include <torch/csrc/utils/pybind.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -95,8 +96,8 @@ class Staging {
 // A collective's work: completes (future, wait) once gloo's has and the results are back on foo.
 class StagedWork final : public c10d::Work {
  public:
-  StagedWork(const c10::intrusive_ptr<c10d::Work>& gloo, Staging staging, std::function<void()> finish)
-      : c10d::Work(-1, c10d::OpType::UNKNOWN), results_(staging.results_) {
+  StagedWork(c10::intrusive_ptr<c10d::Work> gloo, Staging staging, std::function<void()> finish)
+      : c10d::Work(-1, c10d::OpType::UNKNOWN), gloo_(std::move(gloo)), results_(staging.results_) {
     std::vector<c10::Device> devices;
     for (const auto& [host, device] : staging.copies_) {
       if (std::find(devices.begin(), devices.end(), device.device()) == devices.end()) {
@@ -112,8 +113,8 @@ class StagedWork final : public c10d::Work {
       issued->emplace_back(c10::DeviceType::PrivateUse1);
       issued->back().record(guard_impl.getStream(d));
     }
-    auto complete = [future = future_, staging = std::move(staging), finish = std::move(finish), devices,
-                     issued](std::exception_ptr error) {
+    complete_ = [future = future_, staging = std::move(staging), finish = std::move(finish), devices,
+                 issued](std::exception_ptr error) {
       if (error) {
         future->setError(error);
         return;
@@ -123,10 +124,10 @@ class StagedWork final : public c10d::Work {
         // The copies go on a pool stream of each device, after the caller's work up to the collective
         // but not behind what it queued since; the future's events (recorded on these streams by
         // markCompleted) order whoever waits for the results after them.
-        const c10::impl::VirtualGuardImpl guard_impl(c10::DeviceType::PrivateUse1);
+        const c10::impl::VirtualGuardImpl impl(c10::DeviceType::PrivateUse1);
         std::vector<c10::Stream> streams;
         for (size_t i = 0; i < devices.size(); ++i) {
-          streams.push_back(guard_impl.getStreamFromGlobalPool(devices[i]));
+          streams.push_back(impl.getStreamFromGlobalPool(devices[i]));
           (*issued)[i].block(streams.back());
         }
         const c10::MultiStreamGuard on_copy_streams(streams);
@@ -138,34 +139,41 @@ class StagedWork final : public c10d::Work {
     };
     c10::intrusive_ptr<c10::ivalue::Future> done;
     try {
-      done = gloo->getFuture();
+      done = gloo_->getFuture();
     } catch (const c10::Error&) {
-      // Some of gloo's works have no future (reduce_scatter): a thread of the inter-op pool waits.
-      at::launch([gloo, complete]() {
-        std::exception_ptr error;
-        try {
-          gloo->wait();
-        } catch (...) {
-          error = std::current_exception();
-        }
-        complete(error);
-      });
-      return;
+      return;  // gloo's recv and reduce_scatter works have no future: completed when asked (finish_once)
     }
-    done->addCallback([complete = std::move(complete)](c10::ivalue::Future& f) {
+    done->addCallback([complete = complete_](c10::ivalue::Future& f) {
       complete(f.hasError() ? f.exception_ptr() : nullptr);
     });
+    once_.reset();
   }
 
-  bool isCompleted() override { return future_->completed(); }
+  bool isCompleted() override {
+    if (once_ && !future_->completed() && gloo_->isCompleted()) finish_once(gloo_, complete_, once_, ::kNoTimeout);
+    return future_->completed();
+  }
   bool isSuccess() const override { return future_->completed() && !future_->hasError(); }
   std::exception_ptr exception() const override { return future_->completed() ? future_->exception_ptr() : nullptr; }
+  int sourceRank() const override { return gloo_->sourceRank(); }
   std::vector<at::Tensor> result() override { return results_; }
-  c10::intrusive_ptr<c10::ivalue::Future> getFuture() override { return future_; }
-  void synchronize() override { future_->waitAndThrow(); }
+  void synchronize() override { wait(::kNoTimeout); }
+
+  c10::intrusive_ptr<c10::ivalue::Future> getFuture() override {
+    if (once_ && !future_->completed() && !waiter_started_.exchange(true)) {
+      // A thread of its own waits for a future-less gloo work (not a pool thread: a blocked recv
+      // must not hold up other completions).
+      std::thread([gloo = gloo_, complete = complete_, once = once_] {
+        finish_once(gloo, complete, once, ::kNoTimeout);
+      }).detach();
+    }
+    return future_;
+  }
 
   bool wait(std::chrono::milliseconds timeout) override {
-    if (timeout != ::kNoTimeout) {
+    if (once_) {
+      finish_once(gloo_, complete_, once_, timeout);  // gloo's own wait enforces the timeout
+    } else if (timeout != ::kNoTimeout) {
       const auto deadline = std::chrono::steady_clock::now() + timeout;
       while (!future_->completed()) {
         if (std::chrono::steady_clock::now() >= deadline) {
@@ -180,8 +188,28 @@ class StagedWork final : public c10d::Work {
   }
 
  private:
+  using Completion = std::function<void(std::exception_ptr)>;
+
+  // Waits for a future-less gloo work and completes this one, once, whichever caller comes first.
+  static void finish_once(const c10::intrusive_ptr<c10d::Work>& gloo, const Completion& complete,
+                          const std::shared_ptr<std::once_flag>& once, std::chrono::milliseconds timeout) {
+    std::call_once(*once, [&] {
+      std::exception_ptr error;
+      try {
+        gloo->wait(timeout);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      complete(error);
+    });
+  }
+
+  c10::intrusive_ptr<c10d::Work> gloo_;
   std::vector<at::Tensor> results_;
   c10::intrusive_ptr<c10::ivalue::Future> future_;
+  Completion complete_;
+  std::shared_ptr<std::once_flag> once_ = std::make_shared<std::once_flag>();  // null when gloo's work has a future
+  std::atomic<bool> waiter_started_{false};
 };
 
 // A reduction as gloo runs it: AVG is a SUM divided by the group size afterwards, PREMUL_SUM a SUM
@@ -280,6 +308,7 @@ class GlooBackend final : public c10d::Backend {
 
   c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
                                                  const c10d::AllgatherOptions& opts) override {
+    TORCH_CHECK(output.is_contiguous(), "foogloo: all_gather_into_tensor needs a contiguous output");
     TORCH_CHECK(output.numel() == input.numel() * getSize(), "foogloo: all_gather_into_tensor's output has ",
                 output.numel(), " elements, not the group size ", getSize(), " times the input's ", input.numel());
     Staging s;
@@ -333,6 +362,7 @@ class GlooBackend final : public c10d::Backend {
 
   c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
                                                       const c10d::ReduceScatterOptions& opts) override {
+    TORCH_CHECK(input.is_contiguous(), "foogloo: reduce_scatter_tensor needs a contiguous input");
     TORCH_CHECK(input.numel() == output.numel() * getSize(), "foogloo: reduce_scatter_tensor's input has ",
                 input.numel(), " elements, not the group size ", getSize(), " times the output's ", output.numel());
     const GlooReduction r = gloo_reduction(opts.reduceOp);
@@ -388,7 +418,7 @@ class GlooBackend final : public c10d::Backend {
   c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst_rank, int tag) override {
     Staging s;
     std::vector<at::Tensor> host = s.inputs(tensors);
-    return staged(gloo_->send(host, dst_rank, tag), std::move(s));
+    return gloo_->send(host, dst_rank, tag);  // nothing comes back; gloo's work keeps the host copy
   }
 
   c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src_rank, int tag) override {

@@ -40,6 +40,7 @@ struct Segment {
   cl_mem mem;
   uintptr_t address;
   size_t size;
+  bool imported = false;  // another library's buffer (import_buffer), not the allocator's
 };
 
 struct Block {
@@ -218,15 +219,15 @@ class DeviceMemory {
     const uintptr_t address = take_address_range(round_size(size));
     if (!address) clReleaseMemObject(mem);
     TORCH_CHECK(address, "foo-cl: foo:", static_cast<int>(device_), "'s device address range is exhausted");
-    segments_[address] = new Segment{mem, address, size};
+    segments_[address] = new Segment{mem, address, size, /*imported=*/true};
     return address;
   }
 
-  // The address of byte 0 of one of this device's buffers, or 0 for another buffer.
+  // The address of byte 0 of one of the allocator's buffers, or 0 for another buffer.
   uintptr_t address_of(cl_mem mem) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& [address, segment] : segments_) {
-      if (segment->mem == mem) return address;
+      if (segment->mem == mem && !segment->imported) return address;
     }
     return 0;
   }
@@ -517,7 +518,12 @@ void delete_import(void* context) {
   memory(imported->device).release_import(imported->address);
   // NOTE: the owner may recycle the memory at once (a pyopencl memory pool hands it to the next
   // array), so foo's queued work on it must be done first.
-  synchronize_device(imported->device);
+  try {
+    synchronize_device(imported->device);
+  } catch (const c10::Error& e) {
+    TORCH_WARN("foo-cl: waiting for foo:", static_cast<int>(imported->device),
+               " before releasing imported memory failed: ", e.what_without_backtrace());
+  }
   imported->release_owner(imported->owner);
   delete imported;
 }

@@ -20,6 +20,7 @@
 #include <random>
 #include <sstream>
 #include <unordered_map>
+#include <vector>
 
 #ifndef FOO_CL_VERSION
 #define FOO_CL_VERSION "dev"
@@ -123,15 +124,19 @@ std::string program_binary(cl_program program) {
 // promises it for programs built from source, and some implementations drop it from binaries.
 bool keeps_arg_info(cl_program program, const std::string& options) {
   if (options.find("-cl-kernel-arg-info") == std::string::npos) return true;
-  cl_kernel kernel = nullptr;
   cl_uint count = 0;
-  if (clCreateKernelsInProgram(program, 1, &kernel, &count) != CL_SUCCESS || count == 0) return true;
-  cl_uint args = 0;
-  clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof(args), &args, nullptr);
-  cl_kernel_arg_address_qualifier space = 0;
-  const bool described = args == 0 || clGetKernelArgInfo(kernel, 0, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(space),
-                                                         &space, nullptr) == CL_SUCCESS;
-  clReleaseKernel(kernel);
+  if (clCreateKernelsInProgram(program, 0, nullptr, &count) != CL_SUCCESS || count == 0) return true;
+  std::vector<cl_kernel> kernels(count);
+  if (clCreateKernelsInProgram(program, count, kernels.data(), nullptr) != CL_SUCCESS) return true;
+  bool described = true;
+  for (cl_kernel kernel : kernels) {
+    cl_uint args = 0;
+    clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof(args), &args, nullptr);
+    cl_kernel_arg_address_qualifier space = 0;
+    described = described && (args == 0 || clGetKernelArgInfo(kernel, 0, CL_KERNEL_ARG_ADDRESS_QUALIFIER,
+                                                               sizeof(space), &space, nullptr) == CL_SUCCESS);
+    clReleaseKernel(kernel);
+  }
   return described;
 }
 

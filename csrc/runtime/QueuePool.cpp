@@ -54,14 +54,15 @@ void append_queue(DeviceQueues& dq, c10::DeviceIndex device) {
   dq.count.store(dq.queues.size(), std::memory_order_release);
 }
 
+// Never destroyed: tensors (and their deleters, which may synchronize) can outlive static destruction.
 DeviceQueues& queues_of(c10::DeviceIndex device) {
-  static std::vector<std::unique_ptr<DeviceQueues>> all = [] {
-    std::vector<std::unique_ptr<DeviceQueues>> v;
-    for (c10::DeviceIndex i = 0; i < device_count(); ++i) v.push_back(std::make_unique<DeviceQueues>());
+  static auto* all = [] {
+    auto* v = new std::vector<std::unique_ptr<DeviceQueues>>();
+    for (c10::DeviceIndex i = 0; i < device_count(); ++i) v->push_back(std::make_unique<DeviceQueues>());
     return v;
   }();
   check_device_index(device);
-  return *all[device];
+  return *(*all)[device];
 }
 
 // Makes sure queues 0..id exist (the default and pool queues are created on first use).
