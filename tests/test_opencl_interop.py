@@ -3,6 +3,7 @@ both ways without copies (and kept alive by the other side), and ordering betwee
 and foo's, on foo's queue and on another."""
 
 import gc
+import time
 
 import numpy as np
 import pyopencl as cl
@@ -161,10 +162,16 @@ def test_from_pyopencl_rejects_arrays_foo_cannot_use():
 
 def test_a_stream_shared_with_pyopencl_reports_its_work():
     stream = torch.foo.current_stream()
-    array = opencl.to_pyopencl(torch.zeros(1 << 20, device=FOO))
-    array.fill(1)
+    t = torch.zeros(1 << 26, device=FOO)
     stream.synchronize()
-    assert stream.query()
+    array = opencl.to_pyopencl(t)
+    array.fill(1)  # 256 MB written by pyopencl: foo's own count of the stream's commands does not see it
+    assert not stream.query()
+    stream.synchronize()
+    deadline = time.monotonic() + 10
+    while not stream.query():  # a fresh marker each query, which an idle queue completes soon
+        assert time.monotonic() < deadline, "the stream never reported done after synchronize()"
+    assert t[-4:].cpu().tolist() == [1.0] * 4
 
 
 def test_an_array_imported_twice_stays_valid_after_the_first_tensor_dies():
