@@ -190,8 +190,7 @@ PYBIND11_MODULE(_C, m) {
   // OpenCL interop (foo_cl.opencl): handles as integers, for pyopencl's from_int_ptr.
   m.def("_cl_handles", [](int index) {
     const runtime::DeviceInfo& info = runtime::device_info(static_cast<c10::DeviceIndex>(index));
-    return py::dict(py::arg("platform") = reinterpret_cast<uintptr_t>(info.platform),
-                    py::arg("device") = reinterpret_cast<uintptr_t>(info.id),
+    return py::dict(py::arg("device") = reinterpret_cast<uintptr_t>(info.id),
                     py::arg("context") = reinterpret_cast<uintptr_t>(info.context));
   });
   m.def("_cl_queue", [](int index, int64_t stream_id) {

@@ -81,6 +81,10 @@ def queue(stream: torch.Stream | None = None) -> Any:
         stream = torch.foo.current_stream()
     if stream.device.type != "foo":
         raise ValueError(f"Expected a foo stream, but got a stream of {stream.device}")
+    return _queue_of(stream)
+
+
+def _queue_of(stream: torch.Stream) -> Any:
     return _pyopencl().CommandQueue.from_int_ptr(_C._cl_queue(stream.device_index, stream.stream_id))
 
 
@@ -105,7 +109,7 @@ def to_pyopencl(tensor: torch.Tensor, queue: Any = None) -> Any:
         raise ValueError("to_pyopencl needs a contiguous tensor (pyopencl arrays are dense); call .contiguous() first")
     if tensor.dtype not in _NUMPY_DTYPES:
         raise TypeError(f"to_pyopencl: {tensor.dtype} has no numpy dtype for a pyopencl array")
-    foo_queue = globals()["queue"](torch.foo.current_stream(tensor.device))
+    foo_queue = _queue_of(torch.foo.current_stream(tensor.device))
     if queue is None:
         queue = foo_queue
     else:
@@ -147,7 +151,7 @@ def from_pyopencl(array: Any) -> torch.Tensor:
     if not isinstance(array.base_data, cl.MemoryObjectHolder):
         raise TypeError("from_pyopencl: only arrays in OpenCL buffers are supported (not SVM)")
     if array.queue is not None:
-        _order_after(queue(torch.foo.current_stream(index)), array.queue)
+        _order_after(_queue_of(torch.foo.current_stream(index)), array.queue)
     extent = itemsize + sum((n - 1) * s for n, s in zip(array.shape, array.strides) if s > 0)
     return _C._tensor_from_buffer(
         index,
@@ -179,6 +183,14 @@ _SCALARS = {
 _VECTOR = re.compile(r"^([a-z]+?)(2|3|4|8|16)?$")
 
 
+def _scalar_and_lanes(type_name: str) -> tuple[Any, int]:
+    """The numpy scalar type and lane count of an OpenCL scalar or vector type ("float4": float32,
+    4); None for other types (structs, typedefs)."""
+    match = _VECTOR.match(type_name)
+    scalar = _SCALARS.get(match.group(1)) if match else None
+    return scalar, int(match.group(2) or 1) if scalar else 1
+
+
 def _pointer_takes(type_name: str, dtype: torch.dtype) -> bool:
     """Whether a __global pointer parameter of type `type_name` ("float*") suits a tensor of `dtype`.
 
@@ -189,11 +201,9 @@ def _pointer_takes(type_name: str, dtype: torch.dtype) -> bool:
     pointee = type_name.rstrip("*")
     if pointee in ("char", "uchar", "void"):
         return True
-    match = _VECTOR.match(pointee)
-    scalar = _SCALARS.get(match.group(1)) if match else None
+    scalar, lanes = _scalar_and_lanes(pointee)
     if scalar is None:
         return True
-    lanes = int(match.group(2) or 1)
     element = np.dtype(scalar)
     if dtype == torch.bfloat16:
         return pointee in ("ushort", "short")
@@ -318,11 +328,9 @@ class Kernel:
     def _value_bytes(arg: Any, type_name: str, where: str) -> bytes:
         if isinstance(arg, bytes):
             return arg
-        match = _VECTOR.match(type_name)
-        scalar = _SCALARS.get(match.group(1)) if match else None
+        scalar, count = _scalar_and_lanes(type_name)
         if scalar is None:
             raise TypeError(f"{where}: foo cannot convert to {type_name}; pass the argument's bytes")
-        count = int(match.group(2) or 1)
         if isinstance(arg, torch.Tensor):
             raise TypeError(f"{where}: takes a number, got a tensor")
         try:

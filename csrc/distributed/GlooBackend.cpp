@@ -44,38 +44,30 @@ class Staging {
   }
 
   // A host tensor whose values become t's when the collective completes (t itself on the CPU).
-  at::Tensor output(const at::Tensor& t) {
-    results_.push_back(t);
-    if (!on_foo(t)) return t;
-    at::Tensor host = pinned_like(t);
-    copies_.emplace_back(host, t);
-    return host;
-  }
+  at::Tensor output(const at::Tensor& t) { return returned(t, on_foo(t) ? pinned_like(t) : t); }
 
   // Both: the host tensor holds t's values and its results go back to t.
-  at::Tensor in_out(const at::Tensor& t) {
-    results_.push_back(t);
-    if (!on_foo(t)) return t;
-    at::Tensor host = input(t);
-    copies_.emplace_back(host, t);
-    return host;
-  }
+  at::Tensor in_out(const at::Tensor& t) { return returned(t, input(t)); }
 
   std::vector<at::Tensor> inputs(const std::vector<at::Tensor>& ts, bool own = false) {
-    std::vector<at::Tensor> out;
-    for (const at::Tensor& t : ts) out.push_back(input(t, own));
-    return out;
+    return each(ts, [&](const at::Tensor& t) { return input(t, own); });
   }
-
   std::vector<at::Tensor> outputs(const std::vector<at::Tensor>& ts) {
-    std::vector<at::Tensor> out;
-    for (const at::Tensor& t : ts) out.push_back(output(t));
-    return out;
+    return each(ts, [&](const at::Tensor& t) { return output(t); });
+  }
+  std::vector<at::Tensor> in_outs(const std::vector<at::Tensor>& ts) {
+    return each(ts, [&](const at::Tensor& t) { return in_out(t); });
   }
 
-  std::vector<at::Tensor> in_outs(const std::vector<at::Tensor>& ts) {
-    std::vector<at::Tensor> out;
-    for (const at::Tensor& t : ts) out.push_back(in_out(t));
+  // Lists of lists (allgather's outputs, scatter's inputs).
+  std::vector<std::vector<at::Tensor>> input_lists(const std::vector<std::vector<at::Tensor>>& lists) {
+    std::vector<std::vector<at::Tensor>> out;
+    for (const auto& list : lists) out.push_back(inputs(list));
+    return out;
+  }
+  std::vector<std::vector<at::Tensor>> output_lists(const std::vector<std::vector<at::Tensor>>& lists) {
+    std::vector<std::vector<at::Tensor>> out;
+    for (const auto& list : lists) out.push_back(outputs(list));
     return out;
   }
 
@@ -91,6 +83,21 @@ class Staging {
 
   std::vector<std::pair<at::Tensor, at::Tensor>> copies_;  // (host, foo)
   std::vector<at::Tensor> results_;
+
+ private:
+  // Records t as a result of the collective, copied back from `host` when they differ.
+  at::Tensor returned(const at::Tensor& t, at::Tensor host) {
+    results_.push_back(t);
+    if (on_foo(t)) copies_.emplace_back(host, t);
+    return host;
+  }
+
+  template <typename Stage>
+  static std::vector<at::Tensor> each(const std::vector<at::Tensor>& ts, Stage stage) {
+    std::vector<at::Tensor> out;
+    for (const at::Tensor& t : ts) out.push_back(stage(t));
+    return out;
+  }
 };
 
 // A collective's work: completes (future, wait) once gloo's has and the results are back on foo.
@@ -267,25 +274,20 @@ class GlooBackend final : public c10d::Backend {
   c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
                                            const c10d::AllreduceOptions& opts) override {
     return reduction(tensors, opts, [&](std::vector<at::Tensor>& host, const c10d::ReduceOp& op) {
-      c10d::AllreduceOptions o = opts;
-      o.reduceOp = op;
-      return gloo_->allreduce(host, o);
+      return gloo_->allreduce(host, with_op(opts, op));
     });
   }
 
   c10::intrusive_ptr<c10d::Work> allreduce_coalesced(std::vector<at::Tensor>& tensors,
                                                      const c10d::AllreduceCoalescedOptions& opts) override {
     return reduction(tensors, opts, [&](std::vector<at::Tensor>& host, const c10d::ReduceOp& op) {
-      c10d::AllreduceCoalescedOptions o = opts;
-      o.reduceOp = op;
-      return gloo_->allreduce_coalesced(host, o);
+      return gloo_->allreduce_coalesced(host, with_op(opts, op));
     });
   }
 
   c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) override {
     const GlooReduction r = gloo_reduction(opts.reduceOp);
-    c10d::ReduceOptions o = opts;
-    o.reduceOp = r.op;
+    const c10d::ReduceOptions o = with_op(opts, r.op);
     Staging s;
     if (getRank() == opts.rootRank) {
       std::vector<at::Tensor> host = prescaled(s.in_outs(tensors), r);
@@ -301,8 +303,7 @@ class GlooBackend final : public c10d::Backend {
                                            const c10d::AllgatherOptions& opts) override {
     Staging s;
     std::vector<at::Tensor> in = s.inputs(inputs);
-    std::vector<std::vector<at::Tensor>> out;
-    for (const auto& list : outputs) out.push_back(s.outputs(list));
+    std::vector<std::vector<at::Tensor>> out = s.output_lists(outputs);
     return staged(gloo_->allgather(out, in, opts), std::move(s));
   }
 
@@ -332,8 +333,7 @@ class GlooBackend final : public c10d::Backend {
                                         std::vector<at::Tensor>& inputs, const c10d::GatherOptions& opts) override {
     Staging s;
     std::vector<at::Tensor> in = s.inputs(inputs);
-    std::vector<std::vector<at::Tensor>> out;
-    for (const auto& list : outputs) out.push_back(s.outputs(list));
+    std::vector<std::vector<at::Tensor>> out = s.output_lists(outputs);
     return staged(gloo_->gather(out, in, opts), std::move(s));
   }
 
@@ -341,8 +341,7 @@ class GlooBackend final : public c10d::Backend {
                                          std::vector<std::vector<at::Tensor>>& inputs,
                                          const c10d::ScatterOptions& opts) override {
     Staging s;
-    std::vector<std::vector<at::Tensor>> in;
-    for (const auto& list : inputs) in.push_back(s.inputs(list));
+    std::vector<std::vector<at::Tensor>> in = s.input_lists(inputs);
     std::vector<at::Tensor> out = s.outputs(outputs);
     return staged(gloo_->scatter(out, in, opts), std::move(s));
   }
@@ -353,11 +352,9 @@ class GlooBackend final : public c10d::Backend {
     const GlooReduction r = gloo_reduction(opts.reduceOp);
     Staging s;
     std::vector<std::vector<at::Tensor>> in;
-    for (const auto& list : inputs) in.push_back(prescaled(s.inputs(list, bool(r.premultiply)), r));
+    for (const auto& list : inputs) in.push_back(scaled_inputs(s, list, r));
     std::vector<at::Tensor> out = s.outputs(outputs);
-    c10d::ReduceScatterOptions o = opts;
-    o.reduceOp = r.op;
-    return staged(gloo_->reduce_scatter(out, in, o), std::move(s), r.average);
+    return staged(gloo_->reduce_scatter(out, in, with_op(opts, r.op)), std::move(s), r.average);
   }
 
   c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
@@ -367,14 +364,12 @@ class GlooBackend final : public c10d::Backend {
                 input.numel(), " elements, not the group size ", getSize(), " times the output's ", output.numel());
     const GlooReduction r = gloo_reduction(opts.reduceOp);
     Staging s;
-    at::Tensor in = prescaled({s.input(input, bool(r.premultiply))}, r)[0];
+    at::Tensor in = scaled_inputs(s, {input}, r)[0];
     std::vector<at::Tensor> outs{s.output(output)};
     // NOTE: as NCCL does, the input is rank-major flat memory, whatever its shape.
     std::vector<std::vector<at::Tensor>> chunks{in.reshape({-1}).chunk(getSize())};
     for (at::Tensor& c : chunks[0]) c = c.view(output.sizes());
-    c10d::ReduceScatterOptions o = opts;
-    o.reduceOp = r.op;
-    return staged(gloo_->reduce_scatter(outs, chunks, o), std::move(s), r.average);
+    return staged(gloo_->reduce_scatter(outs, chunks, with_op(opts, r.op)), std::move(s), r.average);
   }
 
   c10::intrusive_ptr<c10d::Work> reduce_scatter_tensor_coalesced(std::vector<at::Tensor>& outputs,
@@ -382,11 +377,9 @@ class GlooBackend final : public c10d::Backend {
                                                                  const c10d::ReduceScatterOptions& opts) override {
     const GlooReduction r = gloo_reduction(opts.reduceOp);
     Staging s;
-    std::vector<at::Tensor> in = prescaled(s.inputs(inputs, bool(r.premultiply)), r);
+    std::vector<at::Tensor> in = scaled_inputs(s, inputs, r);
     std::vector<at::Tensor> out = s.outputs(outputs);
-    c10d::ReduceScatterOptions o = opts;
-    o.reduceOp = r.op;
-    return staged(gloo_->reduce_scatter_tensor_coalesced(out, in, o), std::move(s), r.average);
+    return staged(gloo_->reduce_scatter_tensor_coalesced(out, in, with_op(opts, r.op)), std::move(s), r.average);
   }
 
   c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input,
@@ -410,8 +403,7 @@ class GlooBackend final : public c10d::Backend {
                                                      const c10d::AllgatherOptions& opts) override {
     Staging s;
     std::vector<at::Tensor> in = s.inputs(inputs);
-    std::vector<std::vector<at::Tensor>> out;
-    for (const auto& list : outputs) out.push_back(s.outputs(list));
+    std::vector<std::vector<at::Tensor>> out = s.output_lists(outputs);
     return staged(gloo_->allgather_coalesced(out, in, opts), std::move(s));
   }
 
@@ -460,6 +452,18 @@ class GlooBackend final : public c10d::Backend {
       for (at::Tensor& t : host) r.premultiply(t);
     }
     return host;
+  }
+
+  // Host copies of a reduction's inputs (CPU ones copied too when PREMUL_SUM scales them), scaled.
+  static std::vector<at::Tensor> scaled_inputs(Staging& s, const std::vector<at::Tensor>& ts, const GlooReduction& r) {
+    return prescaled(s.inputs(ts, bool(r.premultiply)), r);
+  }
+
+  // `opts` with the reduction gloo runs.
+  template <typename Options>
+  static Options with_op(Options opts, const c10d::ReduceOp& op) {
+    opts.reduceOp = op;
+    return opts;
   }
 
   c10::intrusive_ptr<c10d::Work> staged(const c10::intrusive_ptr<c10d::Work>& work, Staging s, bool average = false) {

@@ -14,11 +14,14 @@ cl_kernel user_kernel(c10::DeviceIndex device, const UserKernelSource& kernel) {
                                      kernel.options + " -cl-kernel-arg-info");
 }
 
-std::string arg_info_string(cl_kernel kernel, cl_uint index, cl_kernel_arg_info what, const std::string& name) {
-  size_t size = 0;
-  const cl_int err = clGetKernelArgInfo(kernel, index, what, 0, nullptr, &size);
+void check_described(cl_int err, const std::string& name) {
   TORCH_CHECK(err == CL_SUCCESS, "foo-cl: the OpenCL implementation does not describe the parameters of kernel '",
               name, "' (clGetKernelArgInfo: ", runtime::cl_error_name(err), ")");
+}
+
+std::string arg_info_string(cl_kernel kernel, cl_uint index, cl_kernel_arg_info what, const std::string& name) {
+  size_t size = 0;
+  check_described(clGetKernelArgInfo(kernel, index, what, 0, nullptr, &size), name);
   std::string out(size, '\0');
   FOO_CL_CHECK(clGetKernelArgInfo(kernel, index, what, size, out.data(), nullptr));
   out.resize(out.find('\0') == std::string::npos ? out.size() : out.find('\0'));
@@ -34,9 +37,8 @@ std::vector<UserKernelParam> user_kernel_params(c10::DeviceIndex device, const U
   std::vector<UserKernelParam> params;
   for (cl_uint i = 0; i < count; ++i) {
     cl_kernel_arg_address_qualifier space = CL_KERNEL_ARG_ADDRESS_PRIVATE;
-    const cl_int err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(space), &space, nullptr);
-    TORCH_CHECK(err == CL_SUCCESS, "foo-cl: the OpenCL implementation does not describe the parameters of kernel '",
-                kernel.name, "' (clGetKernelArgInfo: ", runtime::cl_error_name(err), ")");
+    check_described(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(space), &space, nullptr),
+                    kernel.name);
     const char* space_name = space == CL_KERNEL_ARG_ADDRESS_GLOBAL     ? "global"
                              : space == CL_KERNEL_ARG_ADDRESS_CONSTANT ? "constant"
                              : space == CL_KERNEL_ARG_ADDRESS_LOCAL    ? "local"
