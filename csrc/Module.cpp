@@ -9,6 +9,7 @@
 #include "runtime/Generator.h"
 #include "runtime/ProgramCache.h"
 #include "runtime/QueuePool.h"
+#include "tune/Tuner.h"
 
 #include <ATen/core/Tensor.h>
 #include <c10/util/Exception.h>
@@ -227,5 +228,22 @@ PYBIND11_MODULE(_C, m) {
       out.append(py::make_tuple(b.key, b.options, b.milliseconds, b.from_disk));
     }
     return out;
+  });
+  m.def("_tune_mode", [] {
+    const tune::Mode mode = tune::mode();
+    return mode == tune::Mode::kOff ? "off" : mode == tune::Mode::kExhaustive ? "exhaustive" : "on";
+  });
+  m.def("_tune_entries", [](int index) {
+    py::list out;
+    for (const auto& e : tune::entries(static_cast<c10::DeviceIndex>(index))) {
+      out.append(py::make_tuple(e.family, e.shape_class, e.candidate, e.timings));
+    }
+    return out;
+  });
+  m.def("_tune_cache_path", [](int index) { return tune::cache_path(static_cast<c10::DeviceIndex>(index)); });
+  m.def("_tune_clear", [](int index) { tune::clear(static_cast<c10::DeviceIndex>(index)); });
+  m.def("_tune_pin", &tune::pin);
+  m.def("_gemm_candidates", [](int index, bool nn) {
+    return launch::gemm_candidate_list(runtime::device_info(static_cast<c10::DeviceIndex>(index)), nn);
   });
 }

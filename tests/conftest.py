@@ -11,6 +11,9 @@ import os
 # (torch itself imports foo_cl through the torch.backends entry point).
 os.environ.setdefault("POCL_DEVICES", "pthread pthread")
 os.environ.setdefault("FOO_CL_FALLBACK", "silent")
+# Tuning times kernels for seconds per shape class: the suite runs the default candidates, and
+# tests/test_tuning.py tests the tuner and every candidate.
+os.environ.setdefault("FOO_CL_TUNE", "off")
 
 import itertools
 import json

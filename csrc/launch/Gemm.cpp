@@ -1,8 +1,10 @@
-// GEMM launches: variant choice from the operands' layouts, tile parameters per device type.
+// GEMM launches: the layout from the operands' strides, the kernel and its tiles from the tuner
+// (per device and shape class), K cut into chunks on devices that end long loops early.
 #include "launch/Gemm.h"
 
 #include "launch/Launch.h"
 #include "runtime/Device.h"
+#include "tune/Tuner.h"
 
 #include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
@@ -15,38 +17,212 @@
 namespace foo_cl::launch {
 namespace {
 
-// Tile parameters, kept as data: gemm_nn computes TM x (NV * VW) outputs per work-item, gemm_nt
-// TM x TN dot products over VW-wide vectors. CPU tiles fill the vector registers without spilling:
-// 32 of 16 floats with AVX-512, 16 of 8 with AVX2 (where the AVX-512 tiles ran at 0.6x).
-struct GemmTiles {
-  int nn_tm, nn_nv, nn_vw;
-  int nt_tm, nt_tn, nt_vw;
-  int local;  // work-items per group along M
-};
-
-constexpr GemmTiles kWideCpuTiles{6, 2, 16, 4, 4, 16, 8};
-constexpr GemmTiles kCpuTiles{6, 1, 16, 4, 2, 8, 8};
-constexpr GemmTiles kDefaultTiles{4, 1, 4, 2, 2, 4, 16};
-
-const GemmTiles& tiles_for(const runtime::DeviceInfo& info) {
-  if (!info.cpu_class) return kDefaultTiles;
-  return info.float_vector_width >= 16 ? kWideCpuTiles : kCpuTiles;
-}
-
 static_assert(sizeof(foo_gemm_shape) == 15 * sizeof(int64_t), "foo_gemm_shape: 15 int64 fields, no padding");
+
+// Products below this many multiply-adds take the default candidate untimed: launch costs dominate them.
+constexpr int64_t kTunedMinWork = int64_t(1) << 22;
+// The tuner times a class on the operands narrowed to at most this many columns, and to as many
+// rows (at least as many) and batches as keep the work near kTimedWork, so timing a 4096-wide
+// product takes milliseconds.
+constexpr int64_t kTimedSide = 512;
+constexpr int64_t kTimedWork = int64_t(1) << 28;
 
 int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
+std::string join(std::initializer_list<std::pair<const char*, int>> params) {
+  std::string out;
+  for (const auto& [name, value] : params) out += std::string(" ") + name + "=" + std::to_string(value);
+  return out;
+}
+
+// nn: gemm_nn, TM x (NV * VW) per work-item, K in blocks of KC (0: none), LM x LN work-items a
+// group; copy_nn: the same after B is copied contiguous along N. nt: gemm_nt, TM x TN dot products
+// over VW-wide vectors. local: gemm_local, RM x RN work-items of WM x WN outputs.
+// CPU-class devices start from register tiles that fill the vector registers without spilling (32
+// of 16 floats with AVX-512, 16 of 8 with AVX2), GPU-class ones from small tiles that every device
+// runs; the rest of each list is what the tuner may time, most promising first.
+std::vector<tune::Candidate> gemm_candidates(const runtime::DeviceInfo& info, bool nn) {
+  std::vector<tune::Candidate> out;
+  const size_t max_group = info.max_work_group_size;
+  auto add_nn = [&](const char* variant, int tm, int nv, int vw, int kc, int lm, int ln) {
+    if (static_cast<size_t>(lm * ln) <= max_group) {
+      out.push_back(variant + join({{"TM", tm}, {"NV", nv}, {"VW", vw}, {"KC", kc}, {"LM", lm}, {"LN", ln}}));
+    }
+  };
+  auto add_nt = [&](int tm, int tn, int vw, int kc, int lm, int ln) {
+    if (static_cast<size_t>(lm * ln) <= max_group) {
+      out.push_back("nt" + join({{"TM", tm}, {"TN", tn}, {"VW", vw}, {"KC", kc}, {"LM", lm}, {"LN", ln}}));
+    }
+  };
+  auto add_local = [&](int rm, int rn, int wm, int wn, int kw) {
+    const uint64_t bytes = static_cast<uint64_t>(kw) * (rm * wm + rn * wn) * sizeof(double);
+    if (static_cast<size_t>(rm * rn) <= max_group && bytes <= info.local_mem_size) {
+      out.push_back("local" + join({{"RM", rm}, {"RN", rn}, {"WM", wm}, {"WN", wn}, {"KW", kw}}));
+    }
+  };
+  if (info.cpu_class) {
+    const bool wide = info.float_vector_width >= 16;
+    const int nv = wide ? 2 : 1;
+    if (nn) {
+      for (int kc : {256, 512, 128, 0}) add_nn("nn", 6, nv, 16, kc, 8, 1);
+      add_nn("nn", 6, nv, 16, 256, 4, 2);
+      add_nn("nn", 6, nv, 16, 256, 16, 1);
+      add_nn("nn", 4, 2, 16, 256, 8, 1);
+      add_nn("nn", 8, 1, 16, 256, 8, 1);
+      add_nn("nn", 4, 4, 8, 256, 8, 1);
+      add_nn("nn", 6, 2, 8, 256, 8, 1);
+    } else {
+      add_nt(4, wide ? 4 : 2, wide ? 16 : 8, 0, 2, 4);
+      add_nn("copy_nn", 6, nv, 16, 256, 8, 1);
+      add_nt(4, 4, 16, 0, 8, 1);
+      add_nt(4, 4, 16, 512, 2, 4);
+      add_nt(4, 4, 8, 0, 8, 1);
+      add_nt(2, 4, 16, 0, 8, 1);
+      add_nt(4, 2, 8, 0, 4, 2);
+    }
+    add_local(8, 8, 4, 4, 16);
+  } else {
+    if (nn) {
+      add_nn("nn", 4, 1, 4, 0, 16, 1);
+    } else {
+      add_nt(2, 2, 4, 0, 16, 1);
+    }
+    add_local(16, 16, 4, 4, 16);
+    add_local(8, 8, 4, 4, 16);
+    add_local(16, 16, 2, 2, 16);
+    add_local(8, 8, 8, 8, 8);
+    add_local(16, 8, 4, 8, 16);
+    add_local(8, 8, 2, 2, 32);
+  }
+  return out;
+}
+
+// Loop iterations a work-item of `candidate` runs per unit of K (what a device's loop limit bounds).
+int64_t iterations_per_k(const tune::Candidate& candidate) {
+  if (tune::is_variant(candidate, "local")) {
+    const int wm = tune::param(candidate, "WM"), wn = tune::param(candidate, "WN");
+    // NOTE: llvmpipe counts about 1.1 iterations per product here; twice leaves room for its compiler.
+    return 2 * (wm * wn + wm + wn + 4);
+  }
+  const int tn = tune::param(candidate, "NV") > 0 ? tune::param(candidate, "NV") * tune::param(candidate, "VW")
+                                                  : tune::param(candidate, "TN");
+  return tune::param(candidate, "TM") * tn;
+}
+
+struct Gemm {
+  at::Tensor c, a, b, d;  // d: undefined unless added
+  c10::Scalar alpha, beta;
+  c10::ScalarType compute;
+};
+
+foo_gemm_shape shape_of(const Gemm& g) {
+  const bool add = g.d.defined();
+  return {g.c.size(1),
+          g.c.size(2),
+          g.a.size(2),
+          g.a.stride(1),
+          g.a.stride(2),
+          g.a.stride(0),
+          g.b.stride(1),
+          g.b.stride(2),
+          g.b.stride(0),
+          g.c.stride(1),
+          g.c.stride(2),
+          g.c.stride(0),
+          add ? g.d.stride(1) : 0,
+          add ? g.d.stride(2) : 0,
+          add ? g.d.stride(0) : 0};
+}
+
+// One launch of `name` from the program `options` builds, over `global` / `local` work-items.
+void launch_kernel(const Gemm& g, const char* name, const std::string& options, const size_t global[3],
+                   const size_t* local, int64_t extra) {
+  const c10::DeviceIndex device = g.c.device().index();
+  KernelCall call(device, "blas/gemm", name, compute_option(g.compute) + options);
+  // With K == 0 the operands are empty and never read: any buffer fills their slots.
+  auto operand = [&](const at::Tensor& t) { return t.numel() > 0 ? t.const_data_ptr() : g.c.const_data_ptr(); };
+  call.buffer(g.c.const_data_ptr()).buffer(operand(g.a)).buffer(operand(g.b));
+  call.buffer(g.d.defined() ? g.d.const_data_ptr() : g.c.const_data_ptr()).value(shape_of(g));
+  call.scalar(g.alpha, g.compute).scalar(g.d.defined() ? g.beta : c10::Scalar(0), g.compute);
+  if (extra >= 0) call.value(extra);
+  call.launch_nd(global, local);
+}
+
+void launch_candidate(const Gemm& g, const tune::Candidate& candidate) {
+  const int64_t M = g.c.size(1), N = g.c.size(2);
+  const size_t batch = static_cast<size_t>(g.c.size(0));
+  auto p = [&](const char* name) { return tune::param(candidate, name); };
+  if (tune::is_variant(candidate, "copy_nn")) {
+    // B contiguous along K made contiguous along N: a copy of K x N elements that gemm_nn's
+    // cache blocking repays on large products.
+    launch_candidate(Gemm{g.c, g.a, g.b.contiguous(), g.d, g.alpha, g.beta, g.compute}, candidate.substr(5));
+  } else if (tune::is_variant(candidate, "nn")) {
+    const int tm = p("TM"), vw = p("VW"), lm = p("LM"), ln = p("LN");
+    // Narrow outputs take fewer vectors per work-item, so fewer columns fall to gemm_edge.
+    const int nv = static_cast<int>(std::clamp<int64_t>(N / vw, 1, p("NV")));
+    // A product no deeper than one block needs no barrier.
+    const int kc = p("KC") >= g.a.size(2) ? 0 : p("KC");
+    const std::string options = join({{"-DTM", tm}, {"-DNV", nv}, {"-DVW", vw}, {"-DKC", kc}}).substr(1);
+    const int64_t tiles = N / (nv * vw);
+    if (tiles > 0) {
+      const size_t global[3] = {static_cast<size_t>(ceil_div(ceil_div(M, tm), lm) * lm),
+                                static_cast<size_t>(ceil_div(tiles, ln) * ln), batch};
+      const size_t local[3] = {static_cast<size_t>(lm), static_cast<size_t>(ln), 1};
+      launch_kernel(g, "gemm_nn", options, global, local, tiles);
+    }
+    if (tiles * nv * vw < N) {
+      const size_t global[3] = {static_cast<size_t>(M), static_cast<size_t>(N - tiles * nv * vw), batch};
+      launch_kernel(g, "gemm_edge", options, global, nullptr, tiles * nv * vw);
+    }
+  } else if (tune::is_variant(candidate, "nt")) {
+    const int tm = p("TM"), tn = N < p("TN") ? 1 : p("TN"), lm = p("LM"), ln = p("LN");
+    const size_t global[3] = {static_cast<size_t>(ceil_div(ceil_div(M, tm), lm) * lm),
+                              static_cast<size_t>(ceil_div(ceil_div(N, tn), ln) * ln), batch};
+    const size_t local[3] = {static_cast<size_t>(lm), static_cast<size_t>(ln), 1};
+    const int kc = p("KC") >= g.a.size(2) ? 0 : p("KC");
+    const std::string options = join({{"-DTM", tm}, {"-DTN", tn}, {"-DVW", p("VW")}, {"-DKC", kc}}).substr(1);
+    launch_kernel(g, "gemm_nt", options, global, local, -1);
+  } else {
+    TORCH_INTERNAL_ASSERT(tune::is_variant(candidate, "local"), "unknown GEMM candidate ", candidate);
+    const int rm = p("RM"), rn = p("RN");
+    const size_t global[3] = {static_cast<size_t>(ceil_div(M, rm * p("WM")) * rm),
+                              static_cast<size_t>(ceil_div(N, rn * p("WN")) * rn), batch};
+    const size_t local[3] = {static_cast<size_t>(rm), static_cast<size_t>(rn), 1};
+    const std::string options =
+        join({{"-DRM", rm}, {"-DRN", rn}, {"-DWM", p("WM")}, {"-DWN", p("WN")}, {"-DKW", p("KW")}}).substr(1);
+    launch_kernel(g, "gemm_local", options, global, local, -1);
+  }
+}
+
+// A work-item loops iterations_per_k x K times: on a device that ends loops early, K is cut into
+// chunks that stay under its limit, each chunk adding to the last one's result.
+void run(const Gemm& g, const tune::Candidate& candidate) {
+  const int64_t K = g.a.size(2);
+  const int64_t limit = runtime::device_info(g.c.device().index()).loop_iteration_limit;
+  const int64_t chunk =
+      limit > 0 ? std::max<int64_t>(1, limit / iterations_per_k(candidate) - 16) : std::max<int64_t>(K, 1);
+  for (int64_t k0 = 0; k0 < std::max<int64_t>(K, 1); k0 += chunk) {
+    const int64_t k = std::min(chunk, K - k0);
+    const bool first = k0 == 0;
+    Gemm part{g.c,      g.a.narrow(2, k0, k), g.b.narrow(1, k0, k), first ? g.d : g.c, g.alpha, first ? g.beta : 1,
+              g.compute};
+    launch_candidate(part, candidate);
+  }
+}
+
 }  // namespace
 
 std::string gemm_tiles_summary(const runtime::DeviceInfo& info) {
-  const GemmTiles& t = tiles_for(info);
-  const char* table = &t == &kWideCpuTiles ? "wide CPU vectors" : &t == &kCpuTiles ? "CPU vectors" : "GPU";
-  return std::string(table) + " tiles: gemm_nn " + std::to_string(t.nn_tm) + "x(" + std::to_string(t.nn_nv) + "x" +
-         std::to_string(t.nn_vw) + "), gemm_nt " + std::to_string(t.nt_tm) + "x" + std::to_string(t.nt_tn) +
-         " over " + std::to_string(t.nt_vw) + "-wide vectors, " + std::to_string(t.local) + " work-items per group";
+  const char* tuning = tune::mode() == tune::Mode::kOff ? "off (FOO_CL_TUNE=off): defaults" : "per shape class";
+  return std::string("tuned ") + tuning + "; defaults '" + gemm_candidates(info, true).front() + "' and '" +
+         gemm_candidates(info, false).front() + "', " + std::to_string(gemm_candidates(info, true).size()) + " and " +
+         std::to_string(gemm_candidates(info, false).size()) + " candidates";
+}
+
+std::vector<std::string> gemm_candidate_list(const runtime::DeviceInfo& info, bool nn) {
+  return gemm_candidates(info, nn);
 }
 
 void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor& d,
@@ -60,64 +236,37 @@ void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b
   const at::Tensor result = out.scalar_type() == compute ? out : at::empty(out.sizes(), out.options().dtype(compute));
   at::Tensor A = widen(a), B = widen(b);
   const bool use_d = d.defined() && !beta.equal(0);
-  const at::Tensor D = use_d ? widen(d) : result;
 
-  const c10::DeviceIndex device = out.device().index();
-  const GemmTiles& tiles = tiles_for(runtime::device_info(device));
-  const int64_t M = result.size(1), N = result.size(2), K = A.size(2);
+  const int64_t M = result.size(1), N = result.size(2), K = A.size(2), batches = result.size(0);
   bool nn = B.stride(2) == 1 || N == 1;
   const bool nt_layout = A.stride(2) == 1 && B.stride(1) == 1;
-  if (nt_layout && (!nn || N < tiles.nn_nv * tiles.nn_vw)) nn = false;
+  if (nt_layout && (!nn || N < 16)) nn = false;
   if (!nn && !nt_layout) {
     B = B.contiguous();
     nn = true;
   }
-  const int tm = nn ? tiles.nn_tm : tiles.nt_tm;
-  // Narrow outputs take fewer vectors per work-item, so fewer columns fall to the element-wise edge.
-  const int nv = static_cast<int>(std::clamp<int64_t>(N / tiles.nn_vw, 1, tiles.nn_nv));
-  const int tn = nn ? nv * tiles.nn_vw : (N < tiles.nt_tn ? 1 : tiles.nt_tn);
-  std::string options = compute_option(compute) + "-DTM=" + std::to_string(tm) + " -DTN=" + std::to_string(tn) +
-                        " -DVW=" + std::to_string(nn ? tiles.nn_vw : tiles.nt_vw) +
-                        // gemm_nt shares the program but not NV: a fixed NV keeps it one build.
-                        " -DNV=" + std::to_string(nn ? nv : tiles.nn_nv);
-  const size_t local = static_cast<size_t>(std::min<int64_t>(tiles.local, ceil_div(M, tm)));
-  const size_t global[3] = {static_cast<size_t>(ceil_div(ceil_div(M, tm), local)) * local,
-                            static_cast<size_t>(ceil_div(N, tn)), static_cast<size_t>(result.size(0))};
-  const size_t locals[3] = {local, 1, 1};
+  const Gemm gemm{result, A, B, use_d ? widen(d) : at::Tensor(), alpha, beta, compute};
 
-  // A work-item at the edge of C loops TM x TN x K times: on a device that ends loops early, K is
-  // cut into chunks that stay under its limit, each chunk adding to the last one's result.
-  const int64_t limit = runtime::device_info(device).loop_iteration_limit;
-  const int64_t k_chunk = limit > 0 ? std::max<int64_t>(1, limit / (tm * tn) - 16) : std::max<int64_t>(K, 1);
-  for (int64_t k0 = 0; k0 < std::max<int64_t>(K, 1); k0 += k_chunk) {
-    const int64_t k = std::min(k_chunk, K - k0);
-    const at::Tensor a_chunk = A.narrow(2, k0, k), b_chunk = B.narrow(1, k0, k);
-    const bool first = k0 == 0;
-    const at::Tensor& addend = first ? D : result;
-    const bool add = first ? use_d : true;
-    const foo_gemm_shape shape{M,
-                               N,
-                               k,
-                               a_chunk.stride(1),
-                               a_chunk.stride(2),
-                               a_chunk.stride(0),
-                               b_chunk.stride(1),
-                               b_chunk.stride(2),
-                               b_chunk.stride(0),
-                               result.stride(1),
-                               result.stride(2),
-                               result.stride(0),
-                               add ? addend.stride(1) : 0,
-                               add ? addend.stride(2) : 0,
-                               add ? addend.stride(0) : 0};
-    KernelCall call(device, "blas/gemm", nn ? "gemm_nn" : "gemm_nt", options);
-    // With K == 0 the operands are empty and never read: any buffer fills their slots.
-    auto operand = [&](const at::Tensor& t) { return t.numel() > 0 ? t.const_data_ptr() : result.const_data_ptr(); };
-    call.buffer(result.const_data_ptr()).buffer(operand(a_chunk)).buffer(operand(b_chunk));
-    call.buffer(addend.const_data_ptr()).value(shape);
-    call.scalar(alpha, compute).scalar(!add ? c10::Scalar(0) : first ? beta : c10::Scalar(1), compute);
-    call.launch_nd(global, locals);
-  }
+  const c10::DeviceIndex device = out.device().index();
+  std::vector<tune::Candidate> candidates = gemm_candidates(runtime::device_info(device), nn);
+  if (M * N * K * batches < kTunedMinWork) candidates.resize(1);
+  const std::string shape_class = std::string(compute == c10::kDouble ? "double" : "float") + (nn ? " nn " : " nt ") +
+                                  tune::bucket("M", M, 16, kTimedSide) + " " + tune::bucket("N", N, 16, kTimedSide) +
+                                  " " + tune::bucket("K", K, 16, 8192);
+  const tune::Candidate candidate =
+      tune::choose(device, "gemm", shape_class, candidates, [&](const tune::Candidate& c) {
+        const int64_t k = std::max<int64_t>(K, 1), n = std::min(N, kTimedSide);
+        const int64_t m = std::min(M, std::max(kTimedSide, kTimedWork / (n * k)));
+        const int64_t b = std::clamp<int64_t>(kTimedWork / (m * n * k), 1, batches);
+        const at::Tensor scratch = at::empty({b, m, n}, result.options());
+        auto part = [&](const at::Tensor& t, int64_t rows, int64_t cols) {
+          return t.narrow(0, 0, std::min(b, t.size(0))).narrow(1, 0, rows).narrow(2, 0, cols);
+        };
+        run(Gemm{scratch, part(A, m, K), part(B, K, n), use_d ? part(gemm.d, m, n) : at::Tensor(), alpha, beta,
+                 compute},
+            c);
+      });
+  run(gemm, candidate);
   if (!result.is_same(out)) out.copy_(result);
 }
 

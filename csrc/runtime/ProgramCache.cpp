@@ -87,28 +87,14 @@ std::string read_cached_binary(const fs::path& path, const std::string& identity
 }
 
 void write_cached_binary(const fs::path& path, const std::string& identity, const std::string& binary) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  // Written to a unique temporary name and renamed, so concurrent processes never see half a file.
-  const fs::path tmp = path.string() + ".tmp." + std::to_string(getpid()) + "." + std::to_string(std::random_device{}());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) return;
-    const uint64_t identity_size = identity.size(), binary_size = binary.size(), checksum = fnv1a(binary);
-    out.write(kMagic, sizeof(kMagic));
-    out.write(reinterpret_cast<const char*>(&identity_size), sizeof(identity_size));
-    out.write(identity.data(), identity.size());
-    out.write(reinterpret_cast<const char*>(&binary_size), sizeof(binary_size));
-    out.write(binary.data(), binary.size());
-    out.write(reinterpret_cast<const char*>(&checksum), sizeof(checksum));
-    if (!out) {
-      out.close();
-      fs::remove(tmp, ec);
-      return;
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) fs::remove(tmp, ec);
+  const uint64_t identity_size = identity.size(), binary_size = binary.size(), checksum = fnv1a(binary);
+  std::string contents(kMagic, sizeof(kMagic));
+  contents.append(reinterpret_cast<const char*>(&identity_size), sizeof(identity_size));
+  contents += identity;
+  contents.append(reinterpret_cast<const char*>(&binary_size), sizeof(binary_size));
+  contents += binary;
+  contents.append(reinterpret_cast<const char*>(&checksum), sizeof(checksum));
+  write_file_atomically(path.string(), contents);
 }
 
 std::string program_binary(cl_program program) {
@@ -269,6 +255,36 @@ cl_kernel cached_kernel(c10::DeviceIndex device, const std::string& key, const c
 }
 
 }  // namespace
+
+bool write_file_atomically(const std::string& path, const std::string& contents) {
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  // Written to a unique temporary name and renamed, so concurrent processes never see half a file.
+  const std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(std::random_device{}());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) return false;
+    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+    if (!out) {
+      out.close();
+      fs::remove(tmp, ec);
+      return false;
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) fs::remove(tmp, ec);
+  return !ec;
+}
+
+std::string device_cache_name(c10::DeviceIndex device) {
+  const DeviceInfo& info = device_info(device);
+  const std::string identity = info.platform_name + '\0' + info.platform_version + '\0' + info.name + '\0' +
+                               info.driver_version + '\0' + FOO_CL_VERSION;
+  char name[40];
+  std::snprintf(name, sizeof(name), "%016llx%016llx", static_cast<unsigned long long>(fnv1a(identity)),
+                static_cast<unsigned long long>(fnv1a(identity, 0x9e3779b97f4a7c15ull)));
+  return name;
+}
 
 cl_kernel kernel(c10::DeviceIndex device, const std::string& key, const char* name, const std::string& options) {
   return cached_kernel(device, key, name, options, [&] { return program_source(key); });

@@ -30,6 +30,14 @@ struct ProgramBuild {
 // Every program this process built, in order: what the benchmarks report as cold and warm builds.
 std::vector<ProgramBuild> program_builds();
 
+// Writes `contents` to `path` (creating its folder) through a unique temporary file and a rename, so
+// concurrent processes never read half a file; false when it could not.
+bool write_file_atomically(const std::string& path, const std::string& contents);
+
+// A hex name for a device and its driver (platform, device and driver strings, foo-cl's version):
+// what files cached per device are named by.
+std::string device_cache_name(c10::DeviceIndex device);
+
 // The on-disk cache folder, and removing every cached binary in it.
 std::string disk_cache_dir();
 void clear_disk_cache();

@@ -1,0 +1,255 @@
+// Choosing, timing and caching candidates: one table of choices per device, loaded from and merged
+// into <kernel cache>/tuning/<device>.txt (or FOO_CL_TUNE_DIR), whose lines read "family | shape
+// class | choice | timings".
+#include "tune/Tuner.h"
+
+#include "runtime/Device.h"
+#include "runtime/ProgramCache.h"
+#include "runtime/QueuePool.h"
+
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+namespace foo_cl::tune {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kSeparator = " | ";
+constexpr int kTimedRuns = 5;
+
+struct Table {
+  bool loaded = false;
+  std::map<std::string, Entry> entries;  // by family + kSeparator + shape class
+};
+
+// NOTE: recursive, since a candidate's run may reach another family's choice (a convolution's
+// im2col GEMM); tuning is rare enough that one lock for every device costs nothing.
+std::recursive_mutex& mutex() {
+  static auto* m = new std::recursive_mutex();
+  return *m;
+}
+
+std::unordered_map<c10::DeviceIndex, Table>& tables() {
+  static auto* t = new std::unordered_map<c10::DeviceIndex, Table>();
+  return *t;
+}
+
+std::unordered_map<std::string, Candidate>& pins() {
+  static auto* p = new std::unordered_map<std::string, Candidate>();
+  return *p;
+}
+
+std::string key_of(const std::string& family, const std::string& shape_class) {
+  return family + kSeparator + shape_class;
+}
+
+std::vector<std::string> split(const std::string& line, const std::string& separator) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  for (size_t at; (at = line.find(separator, start)) != std::string::npos; start = at + separator.size()) {
+    fields.push_back(line.substr(start, at - start));
+  }
+  fields.push_back(line.substr(start));
+  return fields;
+}
+
+std::map<std::string, Entry> read_file(const std::string& path) {
+  std::map<std::string, Entry> entries;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> f = split(line, kSeparator);
+    // NOTE: a line that does not parse (an edit by hand, a file from another version) is skipped.
+    if (f.size() != 4 || f[0].empty() || f[2].empty()) continue;
+    entries[key_of(f[0], f[1])] = Entry{f[0], f[1], f[2], f[3]};
+  }
+  return entries;
+}
+
+bool disk_enabled() {
+  const char* env = std::getenv("FOO_CL_CACHE_DISABLE");
+  return !(env && std::string(env) == "1");
+}
+
+Table& table(c10::DeviceIndex device) {
+  Table& t = tables()[device];
+  if (!t.loaded) {
+    t.loaded = true;
+    if (disk_enabled()) t.entries = read_file(cache_path(device));
+  }
+  return t;
+}
+
+// Merges the device's table into its file: what other processes wrote meanwhile is kept.
+void save(c10::DeviceIndex device, const Table& t) {
+  if (!disk_enabled()) return;
+  const std::string path = cache_path(device);
+  std::map<std::string, Entry> merged = read_file(path);
+  for (const auto& [key, entry] : t.entries) merged[key] = entry;
+  const runtime::DeviceInfo& info = runtime::device_info(device);
+  std::ostringstream out;
+  out << "# foo-cl tuning cache: " << info.name << " (" << info.platform_name << ", " << info.platform_version
+      << ", driver " << info.driver_version << ")\n"
+      << "# family | shape class | choice | best time of each candidate timed, microseconds\n";
+  for (const auto& [key, e] : merged)
+    out << e.family << kSeparator << e.shape_class << kSeparator << e.candidate << kSeparator << e.timings << "\n";
+  runtime::write_file_atomically(path, out.str());
+}
+
+double budget_ms() {
+  const char* env = std::getenv("FOO_CL_TUNE_BUDGET_MS");
+  if (!env || !*env) return 2000;
+  char* end = nullptr;
+  const double ms = std::strtod(env, &end);
+  TORCH_CHECK(end && *end == '\0' && ms >= 0, "foo-cl: FOO_CL_TUNE_BUDGET_MS must be a number of milliseconds, got '",
+              env, "'");
+  return ms;
+}
+
+double elapsed_ms(Clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
+}
+
+// The best of up to kTimedRuns runs after one untimed run (which builds the program), in
+// microseconds; fewer runs once the deadline has passed or a run took twice the best so far.
+double time_candidate(c10::DeviceIndex device, const Candidate& candidate,
+                      c10::function_ref<void(const Candidate&)> run, Clock::time_point deadline, double best_so_far) {
+  const c10::StreamId stream = runtime::current_stream_id(device);
+  runtime::synchronize_stream(device, stream);
+  run(candidate);
+  runtime::synchronize_stream(device, stream);
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < kTimedRuns && (i == 0 || (Clock::now() < deadline && best < 2 * best_so_far)); ++i) {
+    const auto start = Clock::now();
+    run(candidate);
+    runtime::synchronize_stream(device, stream);
+    best = std::min(best, elapsed_ms(start) * 1000);
+  }
+  return best;
+}
+
+Entry tune(c10::DeviceIndex device, const std::string& family, const std::string& shape_class,
+           const std::vector<Candidate>& candidates, c10::function_ref<void(const Candidate&)> run) {
+  const auto start = Clock::now();
+  const double budget = budget_ms();
+  const auto deadline = start + std::chrono::microseconds(static_cast<int64_t>(budget * 1000));
+  const bool exhaustive = mode() == Mode::kExhaustive;
+  std::vector<std::pair<double, Candidate>> timed;
+  std::string first_error;
+  for (const Candidate& candidate : candidates) {
+    if (!timed.empty() && !exhaustive && Clock::now() >= deadline) break;
+    try {
+      const double best_so_far =
+          timed.empty() ? std::numeric_limits<double>::infinity() : std::min_element(timed.begin(), timed.end())->first;
+      timed.emplace_back(time_candidate(device, candidate, run, deadline, best_so_far), candidate);
+    } catch (const c10::Error& e) {
+      // A candidate the device cannot build or run (too much local memory, a work-group too large)
+      // is left out; it never becomes the choice.
+      if (first_error.empty()) first_error = candidate + ": " + e.what_without_backtrace();
+    }
+  }
+  TORCH_CHECK(!timed.empty(), "foo-cl: no candidate of '", family, "' runs on foo:", static_cast<int>(device), " for ",
+              shape_class, "; the first failure was ", first_error);
+  std::stable_sort(timed.begin(), timed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::ostringstream timings;
+  timings.precision(1);
+  timings << std::fixed;
+  for (size_t i = 0; i < timed.size(); ++i) timings << (i ? "; " : "") << timed[i].first << " " << timed[i].second;
+  return Entry{family, shape_class, timed.front().second, timings.str()};
+}
+
+}  // namespace
+
+Mode mode() {
+  const char* env = std::getenv("FOO_CL_TUNE");
+  const std::string value = env ? env : "";
+  if (value.empty() || value == "on" || value == "1") return Mode::kFirstUse;
+  if (value == "off" || value == "0") return Mode::kOff;
+  if (value == "exhaustive") return Mode::kExhaustive;
+  TORCH_CHECK(false, "foo-cl: FOO_CL_TUNE must be off, on or exhaustive, got '", value, "'");
+}
+
+Candidate choose(c10::DeviceIndex device, const std::string& family, const std::string& shape_class,
+                 const std::vector<Candidate>& candidates, c10::function_ref<void(const Candidate&)> run) {
+  TORCH_INTERNAL_ASSERT(!candidates.empty());
+  std::lock_guard<std::recursive_mutex> lock(mutex());
+  if (auto pinned = pins().find(family); pinned != pins().end()) return pinned->second;
+  if (candidates.size() == 1 || mode() == Mode::kOff) return candidates.front();
+  Table& t = table(device);
+  const std::string key = key_of(family, shape_class);
+  auto cached = t.entries.find(key);
+  // A cached choice that is no longer a candidate (other parameters in a newer version) is retuned.
+  if (cached != t.entries.end() &&
+      std::find(candidates.begin(), candidates.end(), cached->second.candidate) != candidates.end()) {
+    return cached->second.candidate;
+  }
+  Entry entry = tune(device, family, shape_class, candidates, run);
+  t.entries[key] = entry;
+  save(device, t);
+  return entry.candidate;
+}
+
+int param(const Candidate& candidate, const char* name, int fallback) {
+  std::istringstream words(candidate);
+  const std::string prefix = std::string(name) + "=";
+  for (std::string word; words >> word;) {
+    if (word.compare(0, prefix.size(), prefix) == 0) return std::stoi(word.substr(prefix.size()));
+  }
+  return fallback;
+}
+
+bool is_variant(const Candidate& candidate, const char* name) {
+  const std::string variant(name);
+  return candidate.compare(0, variant.size(), variant) == 0 &&
+         (candidate.size() == variant.size() || candidate[variant.size()] == ' ');
+}
+
+std::string bucket(const char* dim, int64_t n, int64_t lowest, int64_t highest) {
+  if (n >= highest) return std::string(dim) + ">=" + std::to_string(highest);
+  int64_t b = lowest;
+  while (b < n) b *= 2;
+  return std::string(dim) + "<=" + std::to_string(b);
+}
+
+std::vector<Entry> entries(c10::DeviceIndex device) {
+  std::lock_guard<std::recursive_mutex> lock(mutex());
+  std::vector<Entry> out;
+  for (const auto& [key, entry] : table(device).entries) out.push_back(entry);
+  return out;
+}
+
+std::string cache_path(c10::DeviceIndex device) {
+  const char* dir = std::getenv("FOO_CL_TUNE_DIR");
+  const fs::path folder = dir && *dir ? fs::path(dir) : fs::path(runtime::disk_cache_dir()) / "tuning";
+  return (folder / (runtime::device_cache_name(device) + ".txt")).string();
+}
+
+void clear(c10::DeviceIndex device) {
+  std::lock_guard<std::recursive_mutex> lock(mutex());
+  tables()[device] = Table{true, {}};
+  std::error_code ec;
+  fs::remove(cache_path(device), ec);
+}
+
+void pin(const std::string& family, const Candidate& candidate) {
+  std::lock_guard<std::recursive_mutex> lock(mutex());
+  if (candidate.empty()) {
+    pins().erase(family);
+  } else {
+    pins()[family] = candidate;
+  }
+}
+
+}  // namespace foo_cl::tune

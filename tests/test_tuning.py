@@ -1,0 +1,178 @@
+"""The autotuner (FOO_CL_TUNE): every GEMM candidate agrees with the CPU; a shape class's first use
+times the candidates and keeps the fastest in a readable file per device, which later processes
+reuse; the budget, `off` and unreadable lines behave as documented; `python -m foo_cl.tune` reports."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import CAPABILITIES, run_python, run_python_json
+
+import foo_cl
+from foo_cl import tune
+
+# (batch, M, K, N): edges in every dim, K deeper than every KC and not a multiple of any vector
+# width, a one-column product, a batch.
+SHAPES = [(1, 37, 300, 45), (3, 64, 513, 70), (1, 5, 7, 1), (2, 130, 64, 33), (1, 67, 1100, 129)]
+DTYPES = [torch.float32, torch.float64] if CAPABILITIES["fp64"] else [torch.float32]
+
+
+@pytest.mark.parametrize("nn", [True, False], ids=["b_rows_contiguous", "b_contiguous_along_k"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_every_gemm_candidate_matches_cpu(nn, dtype):
+    candidates = foo_cl._C._gemm_candidates(0, nn)
+    assert len(candidates) > 1
+    torch.manual_seed(0)
+    failures = []
+    for candidate in candidates:
+        foo_cl._C._tune_pin("gemm", candidate)
+        try:
+            for batch, m, k, n in SHAPES:
+                a, d = torch.randn(batch, m, k, dtype=dtype), torch.randn(batch, m, n, dtype=dtype)
+                b = torch.randn(batch, k, n, dtype=dtype) if nn else torch.randn(batch, n, k, dtype=dtype).mT
+                got = torch.baddbmm(d.foo(), a.foo(), b.foo(), beta=0.5, alpha=2).cpu()
+                expected = torch.baddbmm(d, a, b, beta=0.5, alpha=2)
+                if not torch.allclose(got, expected, rtol=1e-4, atol=1e-3):
+                    failures.append(f"{candidate} at {(batch, m, k, n)}: {(got - expected).abs().max():.3g} off")
+        finally:
+            foo_cl._C._tune_pin("gemm", "")
+    assert not failures, "\n".join(failures)
+
+
+# A product large enough to be tuned (the class float nn M<=512 N<=512 K<=256), checked against the
+# CPU, with what the process chose and built.
+WORKLOAD = """
+    import json, torch, foo_cl
+    from foo_cl import tune
+    torch.manual_seed(0)
+    a, b = torch.randn(300, 200), torch.randn(200, 260)
+    got = (a.foo() @ b.foo()).cpu()
+    print(json.dumps({
+        "close": torch.allclose(got, a @ b, rtol=1e-4, atol=1e-3),
+        "choices": [[c.family, c.shape_class, c.candidate, c.timings] for c in tune.choices()],
+        "candidates": foo_cl._C._gemm_candidates(0, True),
+        "gemm_builds": [options for key, options, _ms, _disk in foo_cl._C._program_builds() if key == "blas/gemm"],
+        "path": tune.cache_path(),
+    }))
+"""
+CLASS = "float nn M<=512 N<=512 K<=256"
+
+
+def run_workload(tune_dir, mode: str, **env: str) -> dict:
+    result = run_python_json(WORKLOAD, FOO_CL_TUNE=mode, FOO_CL_TUNE_DIR=str(tune_dir), **env)
+    assert result["close"]
+    return result
+
+
+@pytest.fixture(scope="module")
+def exhaustive(tmp_path_factory) -> tuple:
+    """A tuning folder filled by one exhaustive run of WORKLOAD, and that run's result."""
+    tune_dir = tmp_path_factory.mktemp("tuning")
+    return tune_dir, run_workload(tune_dir, "exhaustive")
+
+
+def test_first_use_times_every_candidate_when_exhaustive_and_keeps_the_fastest(exhaustive):
+    _dir, result = exhaustive
+    [(family, shape_class, choice, timings)] = result["choices"]
+    assert (family, shape_class) == ("gemm", CLASS)
+    assert sorted(candidate for _us, candidate in timings) == sorted(result["candidates"])
+    assert choice == timings[0][1] == min(timings)[1]
+    lines = [line for line in Path(result["path"]).read_text().splitlines() if not line.startswith("#")]
+    assert lines == [f"gemm | {CLASS} | {choice} | " + "; ".join(f"{us:.1f} {c}" for us, c in timings)]
+
+
+def test_a_later_process_reuses_the_choice_without_timing(exhaustive, tmp_path):
+    tune_dir, first = exhaustive
+    path = Path(first["path"])
+    before = path.read_text()
+    second = run_workload(tune_dir, "on")
+    assert second["choices"] == first["choices"]
+    assert path.read_text() == before
+    # Only the chosen candidate's program is built: nothing was timed.
+    assert len(second["gemm_builds"]) == 1
+
+
+def test_the_budget_bounds_timing_to_the_default_first(tmp_path):
+    result = run_workload(tmp_path, "on", FOO_CL_TUNE_BUDGET_MS="0")
+    [(_family, _class, choice, timings)] = result["choices"]
+    assert choice == result["candidates"][0] and [c for _us, c in timings] == [choice]
+
+
+def test_off_takes_the_defaults_and_writes_nothing(tmp_path):
+    result = run_workload(tmp_path, "off")
+    assert result["choices"] == [] and not list(tmp_path.iterdir())
+    assert len(result["gemm_builds"]) == 1
+
+
+def test_unreadable_lines_are_skipped_and_stale_choices_retuned(exhaustive, tmp_path):
+    _dir, first = exhaustive
+    candidate = first["candidates"][2]
+    path = tmp_path / first["path"].rsplit("/", 1)[1]
+    path.write_text(
+        "# hand-edited\nnot a line of the cache\ngemm | only three | fields\n"
+        f"gemm | {CLASS} | {candidate} | \n"
+        "gemm | float nn M<=512 N<=512 K<=512 | nn TM=99 | 1.0 nn TM=99\n"
+    )
+    result = run_workload(tmp_path, "on", FOO_CL_TUNE_BUDGET_MS="0")
+    assert [c[:3] for c in result["choices"]] == [
+        ["gemm", CLASS, candidate],
+        ["gemm", "float nn M<=512 N<=512 K<=512", "nn TM=99"],
+    ]
+    assert len(result["gemm_builds"]) == 1
+    # A stale choice (no longer a candidate) is timed again at its class's first use.
+    retuned = run_python_json(
+        """
+        import json, torch, foo_cl
+        from foo_cl import tune
+        (torch.randn(300, 400, device="foo") @ torch.randn(400, 260, device="foo")).cpu()
+        print(json.dumps([c.candidate for c in tune.choices() if "K<=512" in c.shape_class]))
+        """,
+        FOO_CL_TUNE="on",
+        FOO_CL_TUNE_DIR=str(tmp_path),
+        FOO_CL_TUNE_BUDGET_MS="0",
+    )
+    assert retuned == [first["candidates"][0]]
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"FOO_CL_TUNE": "sometimes"}, "FOO_CL_TUNE must be off, on or exhaustive, got 'sometimes'"),
+        ({"FOO_CL_TUNE": "on", "FOO_CL_TUNE_BUDGET_MS": "soon"}, "FOO_CL_TUNE_BUDGET_MS must be a number"),
+    ],
+)
+def test_bad_settings_raise_naming_the_variable(tmp_path, env, message):
+    proc = run_python(
+        """
+        import torch, foo_cl
+        torch.randn(300, 200, device="foo") @ torch.randn(200, 260, device="foo")
+        """,
+        FOO_CL_TUNE_DIR=str(tmp_path),
+        **env,
+    )
+    assert proc.returncode != 0 and message in proc.stderr
+
+
+def test_python_m_foo_cl_tune_shows_the_choices(exhaustive):
+    tune_dir, first = exhaustive
+    proc = subprocess.run(
+        [sys.executable, "-m", "foo_cl.tune", "--show", "--device", "0"],
+        env={**os.environ, "FOO_CL_TUNE": "on", "FOO_CL_TUNE_DIR": str(tune_dir)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    [(_family, _class, choice, timings)] = first["choices"]
+    assert first["path"] in proc.stdout
+    assert f"gemm   {CLASS}" in proc.stdout and choice in proc.stdout and f"{len(timings)} timed" in proc.stdout
+
+
+def test_cache_path_follows_the_tuning_folder(exhaustive, monkeypatch):
+    tune_dir, first = exhaustive
+    monkeypatch.setenv("FOO_CL_TUNE_DIR", str(tune_dir))
+    assert tune.cache_path(0) == first["path"]
