@@ -2,6 +2,7 @@
 // runtime (allocator, guard, hooks) and every foo kernel through static initialisers.
 #include "aten/Fallback.h"
 #include "distributed/GlooBackend.h"
+#include "launch/Clblast.h"
 #include "launch/Gemm.h"
 #include "launch/UserKernel.h"
 #include "runtime/Allocator.h"
@@ -243,6 +244,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_tune_cache_path", [](int index) { return tune::cache_path(static_cast<c10::DeviceIndex>(index)); });
   m.def("_tune_clear", [](int index) { tune::clear(static_cast<c10::DeviceIndex>(index)); });
   m.def("_tune_pin", &tune::pin);
+  m.def("_clblast_status", &launch::clblast_status);
   m.def("_gemm_candidates", [](int index, bool nn) {
     return launch::gemm_candidate_list(runtime::device_info(static_cast<c10::DeviceIndex>(index)), nn);
   });

@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 
 import foo_cl
-from foo_cl import _C
+from foo_cl import _C, tune
 
 ENVIRONMENT = [
     "FOO_CL_PLATFORM",
@@ -23,6 +23,9 @@ ENVIRONMENT = [
     "FOO_CL_CACHE_DIR",
     "FOO_CL_CACHE_DISABLE",
     "FOO_CL_KERNEL_DIR",
+    "FOO_CL_TUNE",
+    "FOO_CL_TUNE_BUDGET_MS",
+    "FOO_CL_TUNE_DIR",
     "POCL_DEVICES",
     "RUSTICL_ENABLE",
     "OCL_ICD_VENDORS",
@@ -128,6 +131,7 @@ def main() -> int:
                 "    timing: the driver gives commands no start and end times (no event timing, no profiler device times)"
             )
         print(f"    GEMM: {choices['gemm']}")
+        print(f"    tuning: {len(tune.choices(index))} shape classes chosen, in {tune.cache_path(index)}")
         results = self_test(index)
         print("    self-test against the CPU:")
         print("\n".join(results))
@@ -136,6 +140,7 @@ def main() -> int:
     cache = Path(torch.foo.kernel_cache_dir())
     files, size = _cache_size(cache)
     print(f"\nKernel cache: {cache} ({files} files, {_bytes(size)})")
+    print(f"CLBlast: {_C._clblast_status()}")
     if count == 0:
         print("\nNo foo device: install an OpenCL driver (`apt-get install pocl-opencl-icd` runs foo on the CPU).")
     return 1 if failed else 0

@@ -176,3 +176,10 @@ def test_cache_path_follows_the_tuning_folder(exhaustive, monkeypatch):
     tune_dir, first = exhaustive
     monkeypatch.setenv("FOO_CL_TUNE_DIR", str(tune_dir))
     assert tune.cache_path(0) == first["path"]
+
+
+def test_clblast_is_a_candidate_where_it_loads():
+    loaded = foo_cl._C._clblast_status().startswith("loaded")
+    trusted = torch.foo.get_device_properties(0).loop_iteration_limit == 0
+    for nn in (True, False):
+        assert ("clblast" in foo_cl._C._gemm_candidates(0, nn)) == (loaded and trusted)

@@ -2,6 +2,7 @@
 // (per device and shape class), K cut into chunks on devices that end long loops early.
 #include "launch/Gemm.h"
 
+#include "launch/Clblast.h"
 #include "launch/Launch.h"
 #include "runtime/Device.h"
 #include "tune/Tuner.h"
@@ -96,11 +97,19 @@ std::vector<tune::Candidate> gemm_candidates(const runtime::DeviceInfo& info, bo
     add_local(16, 8, 4, 8, 16);
     add_local(8, 8, 2, 2, 32);
   }
+  // CLBlast comes second where its tuning database is made for (GPUs) and last on CPU-class devices,
+  // where it measured 6-10x slower than gemm_nn and its first use builds for seconds.
+  // NOTE: CLBlast's kernels loop over K in one work-item, which a device that ends long loops
+  // early would cut short without an error.
+  if (clblast_available() && info.loop_iteration_limit == 0) {
+    out.insert(info.cpu_class ? out.end() : out.begin() + 1, "clblast");
+  }
   return out;
 }
 
 // Loop iterations a work-item of `candidate` runs per unit of K (what a device's loop limit bounds).
 int64_t iterations_per_k(const tune::Candidate& candidate) {
+  if (tune::is_variant(candidate, "clblast")) return 1;  // never a candidate on such devices
   if (tune::is_variant(candidate, "local")) {
     const int wm = tune::param(candidate, "WM"), wn = tune::param(candidate, "WN");
     // NOTE: llvmpipe counts about 1.1 iterations per product here; twice leaves room for its compiler.
@@ -158,6 +167,19 @@ void launch_candidate(const Gemm& g, const tune::Candidate& candidate) {
     // B contiguous along K made contiguous along N: a copy of K x N elements that gemm_nn's
     // cache blocking repays on large products.
     launch_candidate(Gemm{g.c, g.a, g.b.contiguous(), g.d, g.alpha, g.beta, g.compute}, candidate.substr(5));
+  } else if (tune::is_variant(candidate, "clblast")) {
+    // CLBlast adds beta * C: D is copied into C first, and C zeroed without D, whose NaNs beta == 0
+    // must ignore.
+    if (!g.d.defined()) {
+      g.c.zero_();
+    } else if (!g.d.is_same(g.c)) {
+      g.c.copy_(g.d);
+    }
+    if (g.a.size(2) > 0) {
+      clblast_gemm(g.c, g.a, g.b, g.alpha, g.d.defined() ? g.beta : 0);
+    } else if (g.d.defined()) {
+      g.c.mul_(g.beta);
+    }
   } else if (tune::is_variant(candidate, "nn")) {
     const int tm = p("TM"), vw = p("VW"), lm = p("LM"), ln = p("LN");
     // Narrow outputs take fewer vectors per work-item, so fewer columns fall to gemm_edge.
