@@ -4,6 +4,7 @@
 #include "distributed/GlooBackend.h"
 #include "launch/Clblast.h"
 #include "launch/Gemm.h"
+#include "launch/Launch.h"
 #include "launch/UserKernel.h"
 #include "runtime/Allocator.h"
 #include "runtime/Device.h"
@@ -245,6 +246,9 @@ PYBIND11_MODULE(_C, m) {
   m.def("_tune_clear", [](int index) { tune::clear(static_cast<c10::DeviceIndex>(index)); });
   m.def("_tune_pin", &tune::pin);
   m.def("_clblast_status", &launch::clblast_status);
+  m.def("_row_candidates", [](int index, bool vectorized) {
+    return launch::row_candidates(runtime::device_info(static_cast<c10::DeviceIndex>(index)), vectorized);
+  });
   m.def("_gemm_candidates", [](int index, bool nn) {
     return launch::gemm_candidate_list(runtime::device_info(static_cast<c10::DeviceIndex>(index)), nn);
   });

@@ -42,6 +42,38 @@ def test_every_gemm_candidate_matches_cpu(nn, dtype):
     assert not failures, "\n".join(failures)
 
 
+ROW_OPS = {
+    "softmax": (lambda x: torch.softmax(x, -1), "softmax"),
+    "log_softmax": (lambda x: torch.log_softmax(x, -1), "softmax"),
+    "softmax_dim0": (lambda x: torch.softmax(x, 0), "softmax"),
+    "softmax_backward": (lambda x: torch.autograd.grad(torch.softmax(x, -1).pow(2).sum(), x)[0], "softmax"),
+    "layer_norm": (
+        lambda x: torch.nn.functional.layer_norm(x, x.shape[-1:], torch.ones(x.shape[-1]).to(x) * 1.5),
+        "layer_norm",
+    ),
+}
+
+
+@pytest.mark.parametrize("op", ROW_OPS, ids=str)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=str)
+def test_every_row_candidate_matches_cpu(op, dtype):
+    fn, family = ROW_OPS[op]
+    torch.manual_seed(0)
+    failures = []
+    for candidate in dict.fromkeys(foo_cl._C._row_candidates(0, True) + foo_cl._C._row_candidates(0, False)):
+        foo_cl._C._tune_pin(family, candidate)
+        try:
+            for shape in [(3, 1), (5, 37), (4, 1000), (2, 3000)]:
+                x = (torch.randn(shape) * 3).to(dtype)
+                got = fn(x.foo().requires_grad_()).cpu().float()
+                expected = fn(x.float().requires_grad_()).detach()
+                if not torch.allclose(got, expected, rtol=1e-2 if dtype == torch.float16 else 1e-5, atol=1e-3):
+                    failures.append(f"{candidate} at {shape}: {(got - expected).abs().max():.3g} off")
+        finally:
+            foo_cl._C._tune_pin(family, "")
+    assert not failures, "\n".join(failures)
+
+
 # A product large enough to be tuned (the class float nn M<=512 N<=512 K<=256), checked against the
 # CPU, with what the process chose and built.
 WORKLOAD = """

@@ -246,10 +246,9 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, c10::IntArray
   const Tensor x = input.contiguous();
   int64_t rows = 1;  // the leading dims, which may hold a zero even when n does not, or not when it does
   for (int64_t d = 0; d < input.dim() - static_cast<int64_t>(normalized_shape.size()); ++d) rows *= input.size(d);
-  auto [mean, var] = moments(x, rows, 1, n);
-  const Tensor rstd = (var + eps).rsqrt_();
+  const Tensor mean = at::empty({rows}, x.options().dtype(acc)), rstd = at::empty({rows}, mean.options());
   Tensor out = at::empty_like(x);
-  launch::launch_normalize(x, mean, rstd, parameter(weight, acc), parameter(bias, acc), out, rows, n, true);
+  launch::launch_layer_norm(x, parameter(weight, acc), parameter(bias, acc), eps, out, mean, rstd);
   const auto stats = stat_shape(input, normalized_shape);
   return {out, mean.view(stats), rstd.view(stats)};
 }

@@ -13,6 +13,23 @@
 
 namespace foo_cl::launch {
 
+std::vector<std::string> row_candidates(const runtime::DeviceInfo& info, bool vectorized) {
+  std::vector<std::string> out;
+  if (info.cpu_class) {
+    out.push_back(vectorized ? "L=1 VEC=" + std::to_string(info.vector_width) : "L=1");
+    if (!vectorized) return out;
+    for (int vec : {4, 8, 16}) {
+      if (vec != info.vector_width) out.push_back("L=1 VEC=" + std::to_string(vec));
+    }
+    return out;
+  }
+  out.push_back("L=" + std::to_string(info.row_group_size));
+  for (size_t l : {64, 128, 256, 32}) {
+    if (l != info.row_group_size && l <= info.max_work_group_size) out.push_back("L=" + std::to_string(l));
+  }
+  return out;
+}
+
 std::string index_option(int64_t n) {
   return n <= static_cast<int64_t>(UINT32_MAX) ? "-DINDEX_T=uint " : "-DINDEX_T=ulong ";
 }

@@ -14,9 +14,13 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 namespace at {
 class TensorIteratorBase;
+}
+namespace foo_cl::runtime {
+struct DeviceInfo;
 }
 
 namespace foo_cl::launch {
@@ -105,6 +109,15 @@ class KernelCall {
   cl_uint next_arg_ = 0;
   size_t arg_bytes_ = 0;  // checked against CL_DEVICE_MAX_PARAMETER_SIZE at launch
 };
+
+// The tuner's candidates for a row-wise kernel (softmax, layer_norm): on GPU-class devices the
+// work-items sharing a row ("L=256"; powers of two the device's groups take, row_group_size
+// first); on CPU-class ones a work-item walks a row, with VEC-wide vectors when `vectorized`
+// ("L=1 VEC=8"; vector_width first).
+std::vector<std::string> row_candidates(const runtime::DeviceInfo& info, bool vectorized);
+
+// Rows of fewer elements in all are launched with the first candidate untimed.
+constexpr int64_t kTunedMinRowElements = int64_t(1) << 20;
 
 // What a kernel writing densely writes into: `out` itself when contiguous, else a contiguous tensor
 // of its shape, which copy_back then copies into `out`.

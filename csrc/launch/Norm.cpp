@@ -4,8 +4,10 @@
 
 #include "launch/Launch.h"
 #include "runtime/Device.h"
+#include "tune/Tuner.h"
 
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
 #include <ATen/ops/zeros.h>
 #include <c10/core/DeviceGuard.h>
 
@@ -13,11 +15,11 @@ namespace foo_cl::launch {
 namespace {
 
 size_t group_count(const runtime::DeviceInfo& info, int64_t groups) {
-  return std::min<size_t>(static_cast<size_t>(groups), static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64);
+  return std::min<size_t>(static_cast<size_t>(groups),
+                          static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64);
 }
 
-std::string norm_options(const at::Tensor& input, const at::Tensor& stats, const at::Tensor& weight,
-                         bool per_element) {
+std::string norm_options(const at::Tensor& input, const at::Tensor& stats, const at::Tensor& weight, bool per_element) {
   std::string options = dtype_option("DT", input.scalar_type()) + dtype_option("ACC", stats.scalar_type());
   if (weight.defined()) options += "-DWITH_WEIGHT ";
   if (per_element) options += "-DPER_ELEMENT ";
@@ -50,9 +52,42 @@ void launch_moments(const at::Tensor& input, int64_t groups, int64_t outer, int6
       .launch_groups(group_count(info, groups), local);
 }
 
-void launch_normalize(const at::Tensor& input, const at::Tensor& mean, const at::Tensor& rstd,
-                      const at::Tensor& weight, const at::Tensor& bias, const at::Tensor& out, int64_t groups,
-                      int64_t inner, bool per_element) {
+void launch_layer_norm(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, double eps,
+                       const at::Tensor& out, const at::Tensor& mean, const at::Tensor& rstd) {
+  TORCH_INTERNAL_ASSERT(input.is_contiguous() && out.is_contiguous() && mean.is_contiguous() && rstd.is_contiguous());
+  const int64_t rows = mean.numel(), inner = rows == 0 ? 0 : input.numel() / rows;
+  if (rows == 0) return;
+  const c10::DeviceGuard guard(input.device());
+  const c10::DeviceIndex device = input.device().index();
+  const runtime::DeviceInfo& info = runtime::device_info(device);
+  auto launch = [&](const std::string& candidate, const at::Tensor& y, const at::Tensor& m, const at::Tensor& r) {
+    const size_t local = tune::param(candidate, "L");
+    std::string options = norm_options(input, mean, weight, /*per_element=*/true) +
+                          "-DLOCAL_SIZE=" + std::to_string(local) + (bias.defined() ? " -DWITH_BIAS" : "");
+    KernelCall(device, "norm/layer_norm", "layer_norm_rows", options)
+        .buffer(input.const_data_ptr())
+        .buffer(or_unused(weight, input))
+        .buffer(or_unused(bias, input))
+        .buffer(y.data_ptr())
+        .buffer(m.data_ptr())
+        .buffer(r.data_ptr())
+        .value(static_cast<uint64_t>(rows))
+        .value(static_cast<uint64_t>(inner))
+        .scalar(eps, mean.scalar_type())
+        .launch_groups(group_count(info, rows), local);
+  };
+  std::vector<std::string> candidates = row_candidates(info, /*vectorized=*/false);
+  if (input.numel() < kTunedMinRowElements) candidates.resize(1);
+  const std::string shape_class = std::string(c10::toString(input.scalar_type())) + " " +
+                                  tune::bucket("D", inner, 16, 8192) + " " + tune::bucket("rows", rows, 16, 4096);
+  const std::string candidate = tune::choose(device, "layer_norm", shape_class, candidates, [&](const std::string& c) {
+    launch(c, at::empty_like(out), at::empty_like(mean), at::empty_like(rstd));
+  });
+  launch(candidate, out, mean, rstd);
+}
+
+void launch_normalize(const at::Tensor& input, const at::Tensor& mean, const at::Tensor& rstd, const at::Tensor& weight,
+                      const at::Tensor& bias, const at::Tensor& out, int64_t groups, int64_t inner, bool per_element) {
   TORCH_INTERNAL_ASSERT(input.is_contiguous() && out.is_contiguous());
   if (inner == 0 || input.numel() == 0) return;
   const c10::DeviceGuard guard(input.device());
@@ -97,17 +132,16 @@ at::Tensor launch_group_sums(const at::Tensor& grad, const at::Tensor& input, co
   return sums;
 }
 
-void launch_input_grad(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& mean,
-                       const at::Tensor& rstd, const at::Tensor& weight, const at::Tensor& sums,
-                       const at::Tensor& grad_input, int64_t groups, int64_t inner, double count, bool per_element,
-                       bool eval) {
+void launch_input_grad(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& mean, const at::Tensor& rstd,
+                       const at::Tensor& weight, const at::Tensor& sums, const at::Tensor& grad_input, int64_t groups,
+                       int64_t inner, double count, bool per_element, bool eval) {
   TORCH_INTERNAL_ASSERT(grad.is_contiguous() && input.is_contiguous() && grad_input.is_contiguous());
   if (inner == 0 || input.numel() == 0) return;
   const c10::DeviceGuard guard(input.device());
   const int64_t n = input.numel();
   const runtime::DeviceInfo& info = runtime::device_info(input.device().index());
-  std::string options = norm_options(input, mean, weight, per_element) + "-DLOCAL_SIZE=" +
-                        std::to_string(info.row_group_size) + " " + index_option(n);
+  std::string options = norm_options(input, mean, weight, per_element) +
+                        "-DLOCAL_SIZE=" + std::to_string(info.row_group_size) + " " + index_option(n);
   if (eval) options += "-DEVAL ";
   KernelCall(input.device().index(), "norm/norm_backward", "input_grad", options)
       .buffer(grad.const_data_ptr())

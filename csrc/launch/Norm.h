@@ -14,6 +14,11 @@ namespace foo_cl::launch {
 void launch_moments(const at::Tensor& input, int64_t groups, int64_t outer, int64_t inner, const at::Tensor& mean,
                     const at::Tensor& var);
 
+// layer_norm's forward in one launch: each row's (of mean.numel() rows) mean and rstd =
+// 1 / sqrt(var + eps), and out = (input - mean) * rstd * weight + bias.
+void launch_layer_norm(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, double eps,
+                       const at::Tensor& out, const at::Tensor& mean, const at::Tensor& rstd);
+
 // out = (input - mean) * rstd * weight + bias.
 void launch_normalize(const at::Tensor& input, const at::Tensor& mean, const at::Tensor& rstd,
                       const at::Tensor& weight, const at::Tensor& bias, const at::Tensor& out, int64_t groups,

@@ -1,11 +1,13 @@
 // Softmax launches: a work-group per row (one work-item on CPU devices, vectorised along a
-// contiguous dim).
+// contiguous dim), its size (or vector width) from the tuner.
 #include "launch/Softmax.h"
 
 #include "launch/Launch.h"
 #include "runtime/Device.h"
+#include "tune/Tuner.h"
 
 #include <ATen/WrapDimUtils.h>
+#include <ATen/ops/empty_like.h>
 #include <c10/core/DeviceGuard.h>
 
 #include <algorithm>
@@ -28,24 +30,19 @@ RowShape row_shape(const at::Tensor& t, int64_t dim) {
   return shape;
 }
 
-// Runs `name` over every row into `out`, through a contiguous temporary when out is not contiguous.
-void launch_rows(const char* name, const at::Tensor& out, std::initializer_list<at::Tensor> inputs, int64_t dim,
-                 bool log) {
-  if (out.numel() == 0) return;
-  const c10::DeviceGuard guard(out.device());
-  const at::Tensor result = dense_output(out);
+// Launches `name` of `candidate` over every row of the contiguous `inputs` into the contiguous `out`.
+void launch_candidate(const char* name, const std::string& candidate, const at::Tensor& out,
+                      std::initializer_list<at::Tensor> inputs, const RowShape& shape, bool log, bool vectorized) {
   const at::Tensor& first = *inputs.begin();
-  const RowShape shape = row_shape(first, dim);
-  const c10::ScalarType compute = compute_type(out.scalar_type());
   const runtime::DeviceInfo& info = runtime::device_info(out.device().index());
-  const size_t local = info.row_group_size;
+  const size_t local = tune::param(candidate, "L");
   std::string options = dtype_option("IN0", first.scalar_type()) + dtype_option("OUT", out.scalar_type()) +
-                        compute_option(compute) + "-DLOCAL_SIZE=" + std::to_string(local) + (log ? " -DLOG" : "");
-  if (info.cpu_class && shape.inner == 1 && first.scalar_type() == compute && out.scalar_type() == compute) {
-    options += " -DVEC=" + std::to_string(info.vector_width);
-  }
+                        compute_option(compute_type(out.scalar_type())) + "-DLOCAL_SIZE=" + std::to_string(local) +
+                        (log ? " -DLOG" : "");
+  const int vec = tune::param(candidate, "VEC");
+  if (vectorized && vec > 0) options += " -DVEC=" + std::to_string(vec);
   KernelCall call(out.device().index(), "softmax/softmax", name, options);
-  call.buffer(result.const_data_ptr());
+  call.buffer(out.const_data_ptr());
   for (const at::Tensor& input : inputs) {
     TORCH_INTERNAL_ASSERT(input.is_contiguous());
     call.buffer(input.const_data_ptr());
@@ -54,6 +51,30 @@ void launch_rows(const char* name, const at::Tensor& out, std::initializer_list<
   call.value(static_cast<uint64_t>(shape.inner));
   const int64_t rows = shape.outer * shape.inner;
   call.launch_groups(std::min<int64_t>(rows, static_cast<int64_t>(info.compute_units) * 64), local);
+}
+
+// Runs `name` over every row into `out`, through a contiguous temporary when out is not contiguous,
+// with the work-items per row (or vector width) the tuner chose for the shape class.
+void launch_rows(const char* name, const at::Tensor& out, std::initializer_list<at::Tensor> inputs, int64_t dim,
+                 bool log) {
+  if (out.numel() == 0) return;
+  const c10::DeviceGuard guard(out.device());
+  const at::Tensor result = dense_output(out);
+  const at::Tensor& first = *inputs.begin();
+  const RowShape shape = row_shape(first, dim);
+  const c10::ScalarType compute = compute_type(out.scalar_type());
+  // Vectors along contiguous rows of the compute dtype (CPU-class devices).
+  const bool vectorized = shape.inner == 1 && first.scalar_type() == compute && out.scalar_type() == compute;
+  const c10::DeviceIndex device = out.device().index();
+  std::vector<std::string> candidates = row_candidates(runtime::device_info(device), vectorized);
+  if (out.numel() < kTunedMinRowElements) candidates.resize(1);
+  const std::string shape_class = std::string(name) + (log ? " log " : " ") + c10::toString(first.scalar_type()) +
+                                  (shape.inner == 1 ? " rows " : " strided ") + tune::bucket("D", shape.dim, 16, 8192) +
+                                  " " + tune::bucket("rows", shape.outer * shape.inner, 16, 4096);
+  const std::string candidate = tune::choose(device, "softmax", shape_class, candidates, [&](const std::string& c) {
+    launch_candidate(name, c, at::empty_like(result), inputs, shape, log, vectorized);
+  });
+  launch_candidate(name, candidate, result, inputs, shape, log, vectorized);
   copy_back(result, out);
 }
 

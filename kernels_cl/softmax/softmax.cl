@@ -1,7 +1,7 @@
 // softmax/softmax: softmax and log_softmax (LOG) along one dim of contiguous tensors viewed as
 // [outer, D, inner], forward and backward. A work-group handles one row of D elements: the max,
 // the sum of exponentials, then the outputs, each pass split over its work-items and combined in
-// local memory. Build options: IN0 (input or gradient), OUT, COMPUTE (float for half/bfloat16),
+// local memory; with VEC, softmax stores the exponentials and scales them in place. Build options: IN0 (input or gradient), OUT, COMPUTE (float for half/bfloat16),
 // LOCAL_SIZE, LOG, and VEC when rows are contiguous (inner == 1) and every tensor is of the
 // compute dtype, for vector math on CPU devices (LOCAL_SIZE 1).
 #include "compute.clh"
@@ -51,7 +51,13 @@ __kernel void softmax_forward(__global char* out, ulong out_offset, __global con
     d = lid;
 #ifdef VEC
     VTYPE vs = 0;
-    for (; d + VEC <= D; d += VEC) vs += exp(VLOAD(x, base + d) - m);
+    for (; d + VEC <= D; d += VEC) {
+      const VTYPE e = exp(VLOAD(x, base + d) - m);
+      vs += e;
+#ifndef LOG
+      VSTORE(e, y, base + d);  // scaled in place below: one exp per element
+#endif
+    }
     for (int k = 0; k < VEC; ++k) s += ((ct*)&vs)[k];
 #endif
     for (; d < D; d += L) s += exp(FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, x, base + d * inner)) - m);
@@ -66,7 +72,11 @@ __kernel void softmax_forward(__global char* out, ulong out_offset, __global con
 #endif
     d = lid;
 #ifdef VEC
+#ifdef LOG
     for (; d + VEC <= D; d += VEC) VSTORE(FOO_SOFTMAX(VLOAD(x, base + d)), y, base + d);
+#else
+    for (; d + VEC <= D; d += VEC) VSTORE(VLOAD(y, base + d) * scale, y, base + d);
+#endif
 #endif
     for (; d < D; d += L) {
       const ct v = FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, x, base + d * inner));
