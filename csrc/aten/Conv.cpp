@@ -15,6 +15,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/sum.h>
+#include <ATen/ops/zeros.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
@@ -76,22 +77,22 @@ void image_from_other(const Tensor& other, const Tensor& wm, const Tensor& image
 }
 
 // The weight gradient [Co, K] = sum over images of other[n] @ im2col(image[n])^T, accumulated in
-// float32 for float16/bfloat16.
+// float32 for float16/bfloat16: a batched product per chunk of images (no copies of the column
+// matrices), then its sum over the batch.
 Tensor weight_grad(const Tensor& other, const Tensor& image, const ConvWindow& w, int64_t groups, int64_t k) {
   const int64_t positions = other.size(2), co = other.size(1) / groups;
   const c10::ScalarType acc = other.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
-  const Tensor grad = at::empty({other.size(1), k}, other.options().dtype(acc));
+  const Tensor grad = at::zeros({other.size(1), k}, other.options().dtype(acc));
   const int64_t chunk = chunk_of(image, w, positions);
   for (int64_t n0 = 0; n0 < image.size(0); n0 += chunk) {
     const int64_t nb = std::min(chunk, image.size(0) - n0);
     const Tensor cols = columns(image.narrow(0, n0, nb), w, positions);
+    const Tensor per_image = at::empty({nb, other.size(1), k}, grad.options());
     for (int64_t g = 0; g < groups; ++g) {
-      // Images side by side: [co, nb * L] and [k, nb * L].
-      const Tensor o = other.narrow(0, n0, nb).narrow(1, g * co, co).transpose(0, 1).reshape({1, co, nb * positions});
-      const Tensor c = cols.narrow(1, g * k, k).transpose(0, 1).reshape({1, k, nb * positions});
-      const Tensor out = grad.narrow(0, g * co, co).unsqueeze(0);
-      launch::launch_gemm(out, o, c.transpose(1, 2), out, 1, n0 == 0 ? 0 : 1);
+      launch::launch_gemm(per_image.narrow(1, g * co, co), other.narrow(0, n0, nb).narrow(1, g * co, co),
+                          cols.narrow(1, g * k, k).transpose(1, 2), Tensor(), 1, 0);
     }
+    grad.add_(per_image.sum(0));
   }
   return grad;
 }

@@ -77,11 +77,19 @@ __kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles) {
 #endif
   }
   if (tile >= n_tiles) return;
+  // Rows of C (and D) contiguous along N take vector stores.
+  const bool vector_store = s.c_n == 1 && (beta == 0 || s.d_n == 1);
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     if (m0 + i >= s.m) break;
 #pragma unroll
     for (int j = 0; j < NV; ++j) {
+      if (vector_store) {
+        const long n = n0 + j * VW;
+        const VT v = beta == 0 ? alpha * acc[i][j] : alpha * acc[i][j] + beta * VLOAD(D + (m0 + i) * s.d_m + n);
+        FOO_CAT(vstore, VW)(v, 0, C + (m0 + i) * s.c_m + n);
+        continue;
+      }
       const ct* lanes = (const ct*)&acc[i][j];
       for (int l = 0; l < VW; ++l) {
         const long n = n0 + j * VW + l;
