@@ -40,9 +40,8 @@ Tensor columns(const Tensor& images, const ConvWindow& w, int64_t positions) {
   return cols;
 }
 
-// other [N, Co, L] = wm @ im2col(image) (+ bias per channel); image contiguous [N, Ci, D, H, W].
-// NOTE: computed transposed, other^T [L, Co] = im2col^T @ wm^T: GEMM tiles fill better with the
-// many positions as rows than with the few channels.
+// other [N, Co, L] = wm @ im2col(image) (+ bias per channel); image contiguous [N, Ci, D, H, W],
+// other contiguous.
 void other_from_image(const Tensor& image, const Tensor& wm, const Tensor& other, const ConvWindow& w, int64_t groups,
                       const std::optional<Tensor>& bias) {
   const int64_t positions = other.size(2), co = other.size(1) / groups, k = wm.size(1);
@@ -50,14 +49,12 @@ void other_from_image(const Tensor& image, const Tensor& wm, const Tensor& other
   for (int64_t n0 = 0; n0 < image.size(0); n0 += chunk) {
     const int64_t nb = std::min(chunk, image.size(0) - n0);
     const Tensor cols = columns(image.narrow(0, n0, nb), w, positions);
-    const Tensor out_t = at::empty({nb, positions, other.size(1)}, other.options());
     for (int64_t g = 0; g < groups; ++g) {
-      const Tensor b = wm.narrow(0, g * co, co).t().unsqueeze(0).expand({nb, k, co});
-      const Tensor d = bias ? bias->narrow(0, g * co, co).view({1, 1, co}).expand({nb, positions, co}) : Tensor();
-      launch::launch_gemm(out_t.narrow(2, g * co, co), cols.narrow(1, g * k, k).transpose(1, 2), b, d, 1,
+      const Tensor a = wm.narrow(0, g * co, co).unsqueeze(0).expand({nb, co, k});
+      const Tensor d = bias ? bias->narrow(0, g * co, co).view({1, co, 1}).expand({nb, co, positions}) : Tensor();
+      launch::launch_gemm(other.narrow(0, n0, nb).narrow(1, g * co, co), a, cols.narrow(1, g * k, k), d, 1,
                           bias ? 1 : 0);
     }
-    other.narrow(0, n0, nb).copy_(out_t.transpose(1, 2));
   }
 }
 
