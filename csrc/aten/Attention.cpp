@@ -1,0 +1,144 @@
+// scaled_dot_product_attention on foo: PyTorch's SDPA asks the device which backend to take
+// (_fused_sdp_choice_stub); foo takes the overrideable one, implemented here as two products
+// (launch/Gemm.h) around one masked softmax launch (launch/Attention.h), and the backward from the
+// saved logsumexp. Dropout, grouped-query attention and other ranks take PyTorch's math path.
+// NOTE: the score matrix is materialised ([B * H, L, S] floats); a blocked kernel with an online
+// softmax would avoid it.
+#include "launch/Attention.h"
+#include "launch/Gemm.h"
+
+#include <ATen/Context.h>
+#include <ATen/SDPBackend.h>
+#include <ATen/native/transformers/attention.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/sum.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include <cmath>
+
+namespace foo_cl::aten {
+namespace {
+
+using at::Tensor;
+
+bool fusable_dtype(c10::ScalarType t) {
+  return t == c10::kFloat || t == c10::kHalf || t == c10::kBFloat16 || t == c10::kDouble;
+}
+
+int64_t fused_sdp_choice(const Tensor& q, const Tensor& k, const Tensor& v, const std::optional<Tensor>& attn_mask,
+                         double dropout_p, bool /*is_causal*/, std::optional<double> /*scale*/, bool /*enable_gqa*/) {
+  const bool fusable = at::globalContext().userEnabledOverrideableSDP() && dropout_p == 0 && q.dim() == 4 &&
+                       k.dim() == 4 && v.dim() == 4 && k.size(0) == q.size(0) && v.size(0) == q.size(0) &&
+                       k.size(1) == q.size(1) && v.size(1) == q.size(1) && k.size(2) == v.size(2) &&
+                       k.size(3) == q.size(3) && fusable_dtype(q.scalar_type()) && k.scalar_type() == q.scalar_type() &&
+                       v.scalar_type() == q.scalar_type() && !q.is_nested() &&
+                       (!attn_mask || !attn_mask->defined() ||
+                        (attn_mask->dim() <= 4 &&
+                         (attn_mask->scalar_type() == c10::kBool || attn_mask->scalar_type() == q.scalar_type())));
+  const at::SDPBackend choice = fusable ? at::SDPBackend::overrideable : at::SDPBackend::math;
+  return static_cast<int64_t>(choice);
+}
+
+c10::ScalarType compute_of(const Tensor& q) {
+  return q.scalar_type() == c10::kDouble ? c10::kDouble : c10::kFloat;
+}
+
+// The mask as the kernels read it: boolean, or additive in the compute dtype, expanded to [B, H, L, S].
+Tensor mask_of(const std::optional<Tensor>& bias, const Tensor& q, int64_t S) {
+  if (!bias || !bias->defined()) return Tensor();
+  const Tensor m = bias->scalar_type() == c10::kBool ? *bias : bias->to(compute_of(q));
+  return m.expand({q.size(0), q.size(1), q.size(2), S});
+}
+
+double scale_of(const Tensor& q, std::optional<double> scale) {
+  return scale ? *scale : 1.0 / std::sqrt(static_cast<double>(q.size(3)));
+}
+
+// [B, H, n, e] as [B * H, n, e] (a view where the strides allow).
+Tensor heads_as_batch(const Tensor& t) {
+  return t.reshape({t.size(0) * t.size(1), t.size(2), t.size(3)});
+}
+
+Tensor scores_of(const Tensor& q, const Tensor& k, double scale) {
+  const Tensor scores = at::empty({q.size(0) * q.size(1), q.size(2), k.size(2)}, q.options().dtype(compute_of(q)));
+  launch::launch_gemm(scores, heads_as_batch(q), heads_as_batch(k).transpose(1, 2), Tensor(), scale, 0);
+  return scores;
+}
+
+void check_fusable(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p) {
+  TORCH_CHECK(dropout_p == 0,
+              "foo-cl: the fused scaled_dot_product_attention runs without dropout (got dropout_p=", dropout_p,
+              "); torch.nn.functional.scaled_dot_product_attention takes the math path with dropout");
+  TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && k.size(1) == q.size(1) && v.size(1) == q.size(1),
+              "foo-cl: the fused scaled_dot_product_attention takes [batch, heads, length, dim] query, key and value "
+              "with as many heads each, got ",
+              q.sizes(), ", ", k.sizes(), " and ", v.sizes());
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Tensor, Tensor> attention(
+    const Tensor& q, const Tensor& k, const Tensor& v, const std::optional<Tensor>& attn_bias, double dropout_p,
+    bool is_causal, bool return_debug_mask, std::optional<double> scale) {
+  check_fusable(q, k, v, dropout_p);
+  TORCH_CHECK(!return_debug_mask, "foo-cl: the fused scaled_dot_product_attention has no debug mask");
+  const c10::DeviceGuard guard(q.device());
+  const int64_t B = q.size(0), H = q.size(1), L = q.size(2), S = k.size(2);
+  const Tensor scores = scores_of(q, k, scale_of(q, scale));
+  const Tensor lse = at::empty({B, H, L}, scores.options());
+  launch::launch_attention_softmax(scores, lse, mask_of(attn_bias, q, S), is_causal, H);
+  const Tensor out = at::empty({B, H, L, v.size(3)}, q.options());
+  launch::launch_gemm(heads_as_batch(out), scores, heads_as_batch(v), Tensor(), 1, 0);
+  return {out, lse, Tensor(), Tensor(), L, S, Tensor(), Tensor(), Tensor()};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
+    const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& attn_bias,
+    std::array<bool, 4> grad_input_mask, const Tensor& out, const Tensor& lse, const Tensor& /*cum_seq_q*/,
+    const Tensor& /*cum_seq_k*/, int64_t /*max_q*/, int64_t /*max_k*/, double dropout_p, bool is_causal,
+    const Tensor& /*philox_seed*/, const Tensor& /*philox_offset*/, std::optional<double> scale) {
+  check_fusable(q, k, v, dropout_p);
+  const c10::DeviceGuard guard(q.device());
+  const int64_t B = q.size(0), H = q.size(1), L = q.size(2), S = k.size(2);
+  const double sc = scale_of(q, scale);
+  const c10::ScalarType compute = compute_of(q);
+  const Tensor scores = scores_of(q, k, sc);
+  const Tensor d_out = heads_as_batch(grad_out);
+  const Tensor d_scores = at::empty(scores.sizes(), scores.options());
+  launch::launch_gemm(d_scores, d_out, heads_as_batch(v).transpose(1, 2), Tensor(), 1, 0);
+  const Tensor delta = at::mul(grad_out.to(compute), out.to(compute)).sum(-1).contiguous();
+  launch::launch_attention_grad_scores(
+      scores, d_scores, lse.contiguous(), delta,
+      mask_of(attn_bias.defined() ? std::optional<Tensor>(attn_bias) : std::nullopt, q, S), is_causal, H);
+  Tensor dq, dk, dv, d_bias;
+  if (grad_input_mask[0]) {
+    dq = at::empty(q.sizes(), q.options());
+    launch::launch_gemm(heads_as_batch(dq), d_scores, heads_as_batch(k), Tensor(), sc, 0);
+  }
+  if (grad_input_mask[1]) {
+    dk = at::empty(k.sizes(), k.options());
+    launch::launch_gemm(heads_as_batch(dk), d_scores.transpose(1, 2), heads_as_batch(q), Tensor(), sc, 0);
+  }
+  if (grad_input_mask[2]) {
+    dv = at::empty(v.sizes(), v.options());
+    launch::launch_gemm(heads_as_batch(dv), scores.transpose(1, 2), d_out, Tensor(), 1, 0);
+  }
+  if (grad_input_mask[3] && attn_bias.defined() && attn_bias.is_floating_point()) {
+    d_bias = d_scores.view({B, H, L, S}).sum_to_size(attn_bias.sizes()).to(attn_bias.scalar_type());
+  }
+  return {dq, dk, dv, d_bias};
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_fused_sdp_choice", fused_sdp_choice);
+  m.impl("_scaled_dot_product_fused_attention_overrideable", attention);
+  m.impl("_scaled_dot_product_fused_attention_overrideable_backward", attention_backward);
+}
+
+}  // namespace foo_cl::aten
+
+namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(_fused_sdp_choice_stub, &foo_cl::aten::fused_sdp_choice)
+}

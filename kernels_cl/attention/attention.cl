@@ -1,0 +1,120 @@
+// attention/attention: the row-wise steps of scaled_dot_product_attention between its products
+// (csrc/launch/Attention.cpp). Scores are contiguous [B * H, L, S] in the compute dtype, row r
+// being query r % L of batch and head r / L. attention_softmax masks a row (causal: key j > query
+// i; a boolean mask's false; an additive mask's values), turns it into probabilities in place (a
+// row with nothing left gives zeros, as PyTorch's safe softmax) and stores its logsumexp.
+// attention_grad_scores recomputes the probabilities P from the scores and logsumexp, stores them
+// over the scores, and turns dP into the scores' gradient P * (dP - delta), delta = sum(dO * O).
+// Build options: COMPUTE (float or double), LOCAL_SIZE, VEC (with LOCAL_SIZE 1), CAUSAL, MASK_BOOL or
+// MASK_ADD, INDEX_T
+// (attention_grad_scores).
+#include "compute.clh"
+
+#ifdef VEC
+typedef FOO_CAT(FOO_COMPUTE(COMPUTE), VEC) VT;  // a work-item walks its row with VEC-wide vectors (CPU devices)
+#endif
+
+#if defined(MASK_BOOL)
+typedef uchar mask_t;
+#else
+typedef ct mask_t;
+#endif
+
+// Score j of row `row` (query i) with the masks applied.
+inline ct foo_masked_score(ct v, ulong i, ulong j, __global const mask_t* mask_row, long mask_s) {
+#ifdef CAUSAL
+  if (j > i) return -INFINITY;
+#endif
+#if defined(MASK_BOOL)
+  if (!mask_row[j * mask_s]) return -INFINITY;
+#elif defined(MASK_ADD)
+  v += mask_row[j * mask_s];
+#endif
+  return v;
+}
+
+// The mask's row for score row `row`: the mask is addressed by element strides along batch, head,
+// query and key (zero along broadcast dims).
+#define FOO_MASK_ROW(row)                                                                                          \
+  (FOO_PTR(const mask_t, mask, mask_offset) + ((row) / L / heads) * mask_b + ((row) / L % heads) * mask_h + \
+   ((row) % L) * mask_l)
+
+#define FOO_MASK_PARAMS \
+  __global const char *mask, ulong mask_offset, ulong heads, ulong L, ulong S, long mask_b, long mask_h, long mask_l, long mask_s
+
+__kernel void attention_softmax(__global char* scores, ulong scores_offset, __global char* lse, ulong lse_offset,
+                                FOO_MASK_PARAMS, ulong rows) {
+  __local ct scratch[LOCAL_SIZE];
+  const uint lid = get_local_id(0);
+  for (ulong row = get_group_id(0); row < rows; row += get_num_groups(0)) {
+    __global ct* x = FOO_PTR(ct, scores, scores_offset) + row * S;
+    __global const mask_t* mask_row = FOO_MASK_ROW(row);
+    const ulong i = row % L;
+    ct m = -INFINITY;
+    for (ulong j = lid; j < S; j += LOCAL_SIZE) {
+      const ct v = foo_masked_score(x[j], i, j, mask_row, mask_s);
+      x[j] = v;
+      m = fmax(m, v);
+    }
+    scratch[lid] = m;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint step = LOCAL_SIZE / 2; step > 0; step >>= 1) {
+      if (lid < step) scratch[lid] = fmax(scratch[lid], scratch[lid + step]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    m = scratch[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ct s = 0;
+    ulong j = lid;
+#ifdef VEC
+    if (m != -INFINITY) {
+      VT sums = 0;
+      for (; j + VEC <= S; j += VEC) {
+        const VT e = exp(FOO_CAT(vload, VEC)(0, x + j) - m);
+        FOO_CAT(vstore, VEC)(e, 0, x + j);
+        sums += e;
+      }
+      for (int k = 0; k < VEC; ++k) s += ((ct*)&sums)[k];
+    }
+#endif
+    for (; j < S; j += LOCAL_SIZE) {
+      const ct e = m == -INFINITY ? 0 : exp(x[j] - m);
+      x[j] = e;
+      s += e;
+    }
+    scratch[lid] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint step = LOCAL_SIZE / 2; step > 0; step >>= 1) {
+      if (lid < step) scratch[lid] += scratch[lid + step];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    s = scratch[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const ct scale = s > 0 ? 1 / s : 0;
+    j = lid;
+#ifdef VEC
+    for (; j + VEC <= S; j += VEC) FOO_CAT(vstore, VEC)(FOO_CAT(vload, VEC)(0, x + j) * scale, 0, x + j);
+#endif
+    for (; j < S; j += LOCAL_SIZE) x[j] *= scale;
+    if (lid == 0) FOO_PTR(ct, lse, lse_offset)[row] = s > 0 ? m + log(s) : -INFINITY;
+  }
+}
+
+#ifdef INDEX_T
+__kernel void attention_grad_scores(__global char* scores, ulong scores_offset, __global char* grad,
+                                    ulong grad_offset, __global const char* lse, ulong lse_offset,
+                                    __global const char* delta, ulong delta_offset, FOO_MASK_PARAMS, INDEX_T n) {
+  __global ct* x = FOO_PTR(ct, scores, scores_offset);
+  __global ct* g = FOO_PTR(ct, grad, grad_offset);
+  __global const ct* lse_rows = FOO_PTR(const ct, lse, lse_offset);
+  __global const ct* delta_rows = FOO_PTR(const ct, delta, delta_offset);
+  FOO_GRID_LOOP(e, n) {
+    const ulong row = e / S, j = e % S;
+    const ct l = lse_rows[row];
+    const ct v = foo_masked_score(x[e], row % L, j, FOO_MASK_ROW(row), mask_s);
+    const ct p = l == -INFINITY ? 0 : exp(v - l);
+    x[e] = p;
+    g[e] = p * (g[e] - delta_rows[row]);
+  }
+}
+#endif  // INDEX_T

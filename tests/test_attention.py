@@ -1,0 +1,111 @@
+"""scaled_dot_product_attention on foo: the fused path (two products around one masked softmax,
+backward from the saved logsumexp) against the CPU for masks, causal windows, dtypes and layouts,
+and the cases it leaves to PyTorch's math path (dropout, grouped-query attention, a backend limit)."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from conftest import CAPABILITIES
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+FUSED = "ScaledDotProductFusedAttentionOverrideableBackward0"
+
+
+def mask_of(kind: str, b: int, l: int, s: int) -> torch.Tensor | None:
+    g = torch.Generator().manual_seed(1)
+    if kind == "none":
+        return None
+    if kind == "bool":
+        return torch.rand(l, s, generator=g) > 0.4
+    if kind == "bool_batched":
+        return torch.rand(b, 1, l, s, generator=g) > 0.4
+    if kind == "bool_empty_row":
+        mask = torch.ones(l, s, dtype=torch.bool)
+        mask[1] = False
+        return mask
+    return torch.randn(b, 1, l, s, generator=g)  # additive
+
+
+def run(device, q, k, v, mask, causal, **kwargs):
+    q, k, v = (t.detach().to(device).requires_grad_() for t in (q, k, v))
+    mask = None if mask is None else mask.to(device)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, **kwargs)
+    grads = torch.autograd.grad(out, (q, k, v), torch.ones_like(out).mul_(0.5).add_(out.detach()))
+    return out, grads
+
+
+# (mask kind, query length, key length, causal): PyTorch takes a mask or is_causal, not both.
+CASES = [("none", 17, 17, False), ("none", 17, 17, True), ("none", 5, 9, True), ("none", 9, 5, True)] + [
+    (kind, l, s, False)
+    for kind in ("bool", "bool_batched", "bool_empty_row", "additive")
+    for l, s in ((17, 17), (5, 9))
+]
+
+
+@pytest.mark.parametrize(("kind", "l", "s", "causal"), CASES)
+def test_fused_attention_matches_cpu(kind, l, s, causal):
+    torch.manual_seed(0)
+    b, h, e, ev = 2, 3, 8, 6
+    q, k, v = torch.randn(b, h, l, e), torch.randn(b, h, s, e), torch.randn(b, h, s, ev)
+    mask = mask_of(kind, b, l, s)
+    out, grads = run("foo", q, k, v, mask, causal)
+    assert type(out.grad_fn).__name__ == FUSED
+    expected, expected_grads = run("cpu", q, k, v, mask, causal)
+    torch.testing.assert_close(out.cpu(), expected)
+    for got, want in zip(grads, expected_grads):
+        torch.testing.assert_close(got.cpu(), want)
+
+
+DTYPES = [torch.float16, torch.bfloat16] + ([torch.float64] if CAPABILITIES["fp64"] else [])
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_fused_attention_dtypes_match_cpu(dtype):
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(2, 2, 33, 16).to(dtype) for _ in range(3))
+    out, grads = run("foo", q, k, v, None, True)
+    assert out.dtype == dtype and type(out.grad_fn).__name__ == FUSED
+    expected, expected_grads = run("cpu", q.double(), k.double(), v.double(), None, True)
+    tol = {"rtol": 2e-2, "atol": 2e-2} if dtype != torch.float64 else {}
+    torch.testing.assert_close(out.cpu().double(), expected, **tol)
+    for got, want in zip(grads, expected_grads):
+        torch.testing.assert_close(got.cpu().double(), want, **tol)
+
+
+def test_heads_transposed_from_a_projection_and_explicit_scale():
+    torch.manual_seed(0)
+    x = torch.randn(2, 7, 3, 8)  # [batch, length, heads, dim], as after a linear projection
+    q, k, v = ((x + i).transpose(1, 2) for i in range(3))
+    out, grads = run("foo", q, k, v, None, False, scale=0.3)
+    expected, expected_grads = run("cpu", q, k, v, None, False, scale=0.3)
+    torch.testing.assert_close(out.cpu(), expected)
+    for got, want in zip(grads, expected_grads):
+        torch.testing.assert_close(got.cpu(), want)
+
+
+def test_an_additive_mask_gets_its_gradient():
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(2, 2, 5, 4) for _ in range(3))
+    bias = torch.randn(1, 2, 5, 5)
+    grads = []
+    for device in ("foo", "cpu"):
+        b = bias.to(device).requires_grad_()
+        out = F.scaled_dot_product_attention(q.to(device), k.to(device), v.to(device), attn_mask=b)
+        (out * out).sum().backward()
+        grads.append(b.grad.cpu())
+    torch.testing.assert_close(grads[0], grads[1])
+
+
+def test_dropout_grouped_heads_and_a_math_only_limit_take_the_math_path():
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(2, 4, 6, 8, device="foo", requires_grad=True) for _ in range(3))
+    assert torch._fused_sdp_choice(q, k, v) == SDPBackend.OVERRIDEABLE.value
+    assert torch._fused_sdp_choice(q, k, v, dropout_p=0.5) == SDPBackend.MATH.value
+    out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
+    assert type(out.grad_fn).__name__ != FUSED and out.shape == q.shape
+    k2, v2 = k[:, :2].detach(), v[:, :2].detach()
+    grouped = F.scaled_dot_product_attention(q, k2, v2, enable_gqa=True)
+    expected = F.scaled_dot_product_attention(q.cpu(), k2.cpu(), v2.cpu(), enable_gqa=True)
+    torch.testing.assert_close(grouped.cpu(), expected)
+    with sdpa_kernel(SDPBackend.MATH):
+        assert type(F.scaled_dot_product_attention(q, k, v).grad_fn).__name__ != FUSED
