@@ -48,7 +48,8 @@ $(VENV)/.deps-installed: requirements.txt | system
 	touch $@
 
 $(VENV)/.foo-cl-built: $(VENV)/.deps-installed $(SOURCES)
-	MAX_JOBS=$${MAX_JOBS:-2} $(PY) -m pip install -q --no-build-isolation --no-deps -e .
+	# NOTE: torch would load the (possibly stale, unloadable) foo_cl being rebuilt through its entry point.
+	TORCH_DEVICE_BACKEND_AUTOLOAD=0 MAX_JOBS=$${MAX_JOBS:-2} $(PY) -m pip install -q --no-build-isolation --no-deps -e .
 	touch $@
 
 clean:

@@ -128,6 +128,36 @@ def test_layer_norm_of_16_bit_input_matches_cpu(dtype, params_dtype):
     )
 
 
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("weight", ["weight", "no_weight"])
+@pytest.mark.parametrize("normalized", LAYER_NORM_SHAPES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dtype_id)
+def test_rms_norm_matches_cpu(dtype, normalized, weight, layout):
+    shape = LAYER_NORM_SHAPES[normalized]
+    x = randn(2, 3, 5, 4, dtype=dtype).transpose(-1, -2) if layout == "transposed" else randn(2, 3, 4, 5, dtype=dtype)
+    inputs = [x, randn(*shape, dtype=dtype, seed=1)][: 2 if weight == "weight" else 1]
+    check_gradients(lambda x, *w: F.rms_norm(x, shape, *w), inputs)
+    check_gradients(lambda x, *w: F.rms_norm(x, shape, *w, eps=1e-3), inputs)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dtype_id)
+def test_rms_norm_of_16_bit_input_and_long_rows_match_cpu(dtype):
+    check_forward(
+        lambda x, w: F.rms_norm(x, (4, 5), w),
+        [randn(2, 3, 4, 5, dtype=dtype) * 4, randn(4, 5, seed=1, dtype=dtype)],
+        LOW_PRECISION,
+    )
+    check_gradients(lambda x, w: F.rms_norm(x, (3000,), w), [randn(3, 3000), randn(3000, seed=1)])
+
+
+def test_rms_norm_returns_float32_rstd_in_the_stats_shape():
+    x = randn(2, 3, 4, dtype=torch.float16)
+    out, rstd = torch._fused_rms_norm(x.to(FOO), [4], None, None)
+    expected = torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + torch.finfo(torch.float32).eps)
+    assert out.dtype == torch.float16 and rstd.dtype == torch.float32 and rstd.shape == (2, 3, 1)
+    torch.testing.assert_close(rstd.cpu(), expected)
+
+
 LONG_BLOCKS = {
     "layer_norm": (lambda x, w, b: F.layer_norm(x, (150000,), w, b), [(2, 150000), (150000,), (150000,)]),
     "batch_norm": (lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [(2, 2, 300, 300), (2,), (2,)]),

@@ -21,6 +21,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include <limits>
 #include <numeric>
 
 namespace foo_cl::aten {
@@ -227,6 +228,21 @@ int64_t numel_of(c10::IntArrayRef shape) {
   return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
 }
 
+void check_normalized_shape(const Tensor& input, c10::IntArrayRef normalized_shape) {
+  TORCH_CHECK(input.dim() >= static_cast<int64_t>(normalized_shape.size()) &&
+                  input.sizes().slice(input.dim() - normalized_shape.size()) == normalized_shape,
+              "Given normalized_shape=", normalized_shape, ", expected input with shape [*, ",
+              c10::Join(", ", normalized_shape), "], but got input of size", input.sizes());
+}
+
+// The product of the leading (not normalized) dims, which may hold a zero even when the normalized
+// ones do not, or not when they do.
+int64_t leading_rows(const Tensor& input, c10::IntArrayRef normalized_shape) {
+  int64_t rows = 1;
+  for (int64_t d = 0; d < input.dim() - static_cast<int64_t>(normalized_shape.size()); ++d) rows *= input.size(d);
+  return rows;
+}
+
 // mean and rstd have the input's leading dims and size 1 in the normalized ones.
 std::vector<int64_t> stat_shape(const Tensor& input, c10::IntArrayRef normalized_shape) {
   std::vector<int64_t> shape = input.sizes().vec();
@@ -237,15 +253,10 @@ std::vector<int64_t> stat_shape(const Tensor& input, c10::IntArrayRef normalized
 std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, c10::IntArrayRef normalized_shape,
                                               const OptionalTensor& weight, const OptionalTensor& bias, double eps) {
   const c10::DeviceGuard guard(input.device());
-  const int64_t n = numel_of(normalized_shape);
-  TORCH_CHECK(input.dim() >= static_cast<int64_t>(normalized_shape.size()) &&
-                  input.sizes().slice(input.dim() - normalized_shape.size()) == normalized_shape,
-              "Given normalized_shape=", normalized_shape, ", expected input with shape [*, ",
-              c10::Join(", ", normalized_shape), "], but got input of size", input.sizes());
+  check_normalized_shape(input, normalized_shape);
   const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
   const Tensor x = input.contiguous();
-  int64_t rows = 1;  // the leading dims, which may hold a zero even when n does not, or not when it does
-  for (int64_t d = 0; d < input.dim() - static_cast<int64_t>(normalized_shape.size()); ++d) rows *= input.size(d);
+  const int64_t rows = leading_rows(input, normalized_shape);
   const Tensor mean = at::empty({rows}, x.options().dtype(acc)), rstd = at::empty({rows}, mean.options());
   Tensor out = at::empty_like(x);
   launch::launch_layer_norm(x, parameter(weight, acc), parameter(bias, acc), eps, out, mean, rstd);
@@ -279,6 +290,51 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
     if (output_mask[2] && present(bias)) grad_bias = rows_g.sum(0).view(bias->sizes()).to(bias->scalar_type());
   }
   return {grad_input, grad_weight, grad_bias};
+}
+
+// rms_norm as foo's layer_norm kernel without the mean (one launch). torch.rms_norm takes its
+// composite for complex input, channels_last input and weights of another dtype, so only real
+// floating dtypes come here. rstd is float32 (float64 for float64 input), shaped like layer_norm's.
+std::tuple<Tensor, Tensor> rms_norm(const Tensor& input, c10::IntArrayRef normalized_shape,
+                                    const OptionalTensor& weight, std::optional<double> eps) {
+  TORCH_CHECK(at::isFloatingType(input.scalar_type()), "foo-cl: _fused_rms_norm supports floating-point input, got ",
+              input.scalar_type(), " (torch.rms_norm takes its composite for complex input)");
+  const c10::DeviceGuard guard(input.device());
+  check_normalized_shape(input, normalized_shape);
+  const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
+  const Tensor x = input.contiguous();
+  const int64_t rows = leading_rows(input, normalized_shape);
+  // NOTE: the default eps is the machine epsilon of the compute dtype, as PyTorch's composite.
+  const double e = eps ? *eps
+                       : (acc == c10::kDouble ? std::numeric_limits<double>::epsilon()
+                                              : static_cast<double>(std::numeric_limits<float>::epsilon()));
+  const Tensor rstd = at::empty({rows}, x.options().dtype(acc));
+  Tensor out = at::empty_like(x);
+  launch::launch_layer_norm(x, parameter(weight, acc), Tensor(), e, out, Tensor(), rstd);
+  return {out, rstd.view(stat_shape(input, normalized_shape))};
+}
+
+// grad_input = rstd * (gw - xhat * mean(gw * xhat)), gw = grad * weight, xhat = input * rstd;
+// grad_weight = the sum of grad * xhat over the leading dims. Composed of foo's kernels.
+std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                             c10::IntArrayRef normalized_shape, const Tensor& rstd,
+                                             const OptionalTensor& weight, std::array<bool, 2> output_mask) {
+  const c10::DeviceGuard guard(input.device());
+  const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
+  const int64_t lead = input.dim() - static_cast<int64_t>(normalized_shape.size());
+  std::vector<int64_t> normalized_dims(normalized_shape.size()), leading_dims(lead);
+  std::iota(normalized_dims.begin(), normalized_dims.end(), lead);
+  std::iota(leading_dims.begin(), leading_dims.end(), 0);
+  const Tensor g = grad_out.to(acc), xhat = input.to(acc) * rstd;
+  Tensor grad_input, grad_weight;
+  if (output_mask[0]) {
+    const Tensor gw = present(weight) ? g * weight->to(acc) : g;
+    grad_input = (rstd * (gw - xhat * (gw * xhat).mean(normalized_dims, /*keepdim=*/true))).to(input.scalar_type());
+  }
+  if (output_mask[1] && present(weight)) {
+    grad_weight = (g * xhat).sum(leading_dims).to(weight->scalar_type());
+  }
+  return {grad_input, grad_weight};
 }
 
 std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, const OptionalTensor& weight,
@@ -335,6 +391,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("batch_norm_backward_elemt", batch_norm_backward_elemt);
   m.impl("native_layer_norm", layer_norm);
   m.impl("native_layer_norm_backward", layer_norm_backward);
+  m.impl("_fused_rms_norm", rms_norm);
+  m.impl("_fused_rms_norm_backward", rms_norm_backward);
   m.impl("native_group_norm", group_norm);
   m.impl("native_group_norm_backward", group_norm_backward);
 }

@@ -54,34 +54,37 @@ void launch_moments(const at::Tensor& input, int64_t groups, int64_t outer, int6
 
 void launch_layer_norm(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, double eps,
                        const at::Tensor& out, const at::Tensor& mean, const at::Tensor& rstd) {
-  TORCH_INTERNAL_ASSERT(input.is_contiguous() && out.is_contiguous() && mean.is_contiguous() && rstd.is_contiguous());
-  const int64_t rows = mean.numel(), inner = rows == 0 ? 0 : input.numel() / rows;
+  TORCH_INTERNAL_ASSERT(input.is_contiguous() && out.is_contiguous() && rstd.is_contiguous());
+  TORCH_INTERNAL_ASSERT(!mean.defined() || mean.is_contiguous());
+  const bool rms = !mean.defined();
+  const int64_t rows = rstd.numel(), inner = rows == 0 ? 0 : input.numel() / rows;
   if (rows == 0) return;
   const c10::DeviceGuard guard(input.device());
   const c10::DeviceIndex device = input.device().index();
   const runtime::DeviceInfo& info = runtime::device_info(device);
   auto launch = [&](const std::string& candidate, const at::Tensor& y, const at::Tensor& m, const at::Tensor& r) {
     const size_t local = tune::param(candidate, "L");
-    std::string options = norm_options(input, mean, weight, /*per_element=*/true) +
-                          "-DLOCAL_SIZE=" + std::to_string(local) + (bias.defined() ? " -DWITH_BIAS" : "");
+    std::string options = norm_options(input, rstd, weight, /*per_element=*/true) +
+                          "-DLOCAL_SIZE=" + std::to_string(local) + (bias.defined() ? " -DWITH_BIAS" : "") +
+                          (rms ? " -DRMS" : "");
     KernelCall(device, "norm/layer_norm", "layer_norm_rows", options)
         .buffer(input.const_data_ptr())
         .buffer(or_unused(weight, input))
         .buffer(or_unused(bias, input))
         .buffer(y.data_ptr())
-        .buffer(m.data_ptr())
+        .buffer(rms ? r.data_ptr() : m.data_ptr())
         .buffer(r.data_ptr())
         .value(static_cast<uint64_t>(rows))
         .value(static_cast<uint64_t>(inner))
-        .scalar(eps, mean.scalar_type())
+        .scalar(eps, rstd.scalar_type())
         .launch_groups(group_count(info, rows), local);
   };
   std::vector<std::string> candidates = row_candidates(info, /*vectorized=*/false);
   if (input.numel() < kTunedMinRowElements) candidates.resize(1);
-  const std::string shape_class = std::string(c10::toString(input.scalar_type())) + " " +
+  const std::string shape_class = std::string(rms ? "rms " : "") + c10::toString(input.scalar_type()) + " " +
                                   tune::bucket("D", inner, 16, 8192) + " " + tune::bucket("rows", rows, 16, 4096);
   const std::string candidate = tune::choose(device, "layer_norm", shape_class, candidates, [&](const std::string& c) {
-    launch(c, at::empty_like(out), at::empty_like(mean), at::empty_like(rstd));
+    launch(c, at::empty_like(out), rms ? at::Tensor() : at::empty_like(mean), at::empty_like(rstd));
   });
   launch(candidate, out, mean, rstd);
 }

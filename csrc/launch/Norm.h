@@ -14,8 +14,9 @@ namespace foo_cl::launch {
 void launch_moments(const at::Tensor& input, int64_t groups, int64_t outer, int64_t inner, const at::Tensor& mean,
                     const at::Tensor& var);
 
-// layer_norm's forward in one launch: each row's (of mean.numel() rows) mean and rstd =
-// 1 / sqrt(var + eps), and out = (input - mean) * rstd * weight + bias.
+// layer_norm's forward in one launch: each row's (of rstd.numel() rows) mean and rstd =
+// 1 / sqrt(var + eps), and out = (input - mean) * rstd * weight + bias. An undefined `mean` makes
+// it rms_norm's: rstd = 1 / sqrt(mean(input^2) + eps), out = input * rstd * weight (no bias).
 void launch_layer_norm(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, double eps,
                        const at::Tensor& out, const at::Tensor& mean, const at::Tensor& rstd);
 

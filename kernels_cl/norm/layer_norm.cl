@@ -1,8 +1,9 @@
-// norm/layer_norm: layer_norm's forward in one launch. For each row of `inner` contiguous elements:
-// the mean, the biased variance (a second pass over the row, which is still in cache), then the
-// normalised row with the affine parameters, and the row's mean and rstd. A work-group of
-// LOCAL_SIZE items takes a row (one work-item on CPU devices, which walks it in order). Build
-// options: DT, ACC (dtype names), LOCAL_SIZE, WITH_WEIGHT, WITH_BIAS.
+// norm/layer_norm: layer_norm's (and with RMS rms_norm's) forward in one launch. For each row of
+// `inner` contiguous elements: the mean (zero with RMS), the biased variance (the mean square with
+// RMS; a second pass over the row, which is still in cache), then the normalised row with the
+// affine parameters, and the row's mean (not with RMS) and rstd. A work-group of LOCAL_SIZE items
+// takes a row (one work-item on CPU devices, which walks it in order). Build options: DT, ACC
+// (dtype names), LOCAL_SIZE, RMS, WITH_WEIGHT, WITH_BIAS.
 #include "common.clh"
 #include "norm/norm.clh"
 
@@ -23,11 +24,15 @@ __kernel void layer_norm_rows(__global const char* input, ulong input_offset, __
   for (ulong row = get_group_id(0); row < rows; row += get_num_groups(0)) {
     __global const st* xr = x + row * inner;
     __global st* yr = out + row * inner;
+    ulong i;
+#ifdef RMS
+    const acc_t mu = 0;
+#else
     foo_sum sum = FOO_SUM_ZERO;
-    ulong i = lid;
-    for (; i + 7 * LOCAL_SIZE < inner; i += 8 * LOCAL_SIZE) foo_sum_add8(&sum, FOO_LOAD8(xr, i));
+    for (i = lid; i + 7 * LOCAL_SIZE < inner; i += 8 * LOCAL_SIZE) foo_sum_add8(&sum, FOO_LOAD8(xr, i));
     for (; i < inner; i += LOCAL_SIZE) foo_sum_add(&sum, FOO_LOAD_ACC(xr, i));
     const acc_t mu = foo_group_sum(scratch, foo_sum_value(sum)) / (acc_t)inner;
+#endif
     foo_sum squares = FOO_SUM_ZERO;
     for (i = lid; i + 7 * LOCAL_SIZE < inner; i += 8 * LOCAL_SIZE) {
       const acc8_t d = FOO_LOAD8(xr, i) - mu;
@@ -50,7 +55,9 @@ __kernel void layer_norm_rows(__global const char* input, ulong input_offset, __
       FOO_STORE(DT, yr, i, v);
     }
     if (lid == 0) {
+#ifndef RMS
       m[row] = mu;
+#endif
       r[row] = scale;
     }
   }
