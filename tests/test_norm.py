@@ -141,13 +141,15 @@ def test_rms_norm_matches_cpu(dtype, normalized, weight, layout):
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dtype_id)
-def test_rms_norm_of_16_bit_input_and_long_rows_match_cpu(dtype):
+def test_rms_norm_of_16_bit_input_long_rows_and_no_leading_dims_match_cpu(dtype):
     check_forward(
         lambda x, w: F.rms_norm(x, (4, 5), w),
         [randn(2, 3, 4, 5, dtype=dtype) * 4, randn(4, 5, seed=1, dtype=dtype)],
         LOW_PRECISION,
     )
     check_gradients(lambda x, w: F.rms_norm(x, (3000,), w), [randn(3, 3000), randn(3000, seed=1)])
+    # No leading dims: the weight's gradient is not summed over any.
+    check_gradients(lambda x, w: F.rms_norm(x, (4, 5), w), [randn(4, 5), randn(4, 5, seed=1)])
 
 
 def test_rms_norm_returns_float32_rstd_in_the_stats_shape():

@@ -82,6 +82,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Ten
     bool is_causal, bool return_debug_mask, std::optional<double> scale) {
   check_fusable(q, k, v, dropout_p);
   TORCH_CHECK(!return_debug_mask, "foo-cl: the fused scaled_dot_product_attention has no debug mask");
+  TORCH_CHECK(!is_causal || !attn_bias || !attn_bias->defined(),
+              "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
   const c10::DeviceGuard guard(q.device());
   const int64_t B = q.size(0), H = q.size(1), L = q.size(2), S = k.size(2);
   const Tensor scores = scores_of(q, k, scale_of(q, scale));

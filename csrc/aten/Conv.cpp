@@ -80,7 +80,10 @@ Tensor weight_grad(const Tensor& other, const Tensor& image, const ConvWindow& w
   const int64_t positions = other.size(2), co = other.size(1) / groups;
   const c10::ScalarType acc = other.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
   const Tensor grad = at::zeros({other.size(1), k}, other.options().dtype(acc));
-  const int64_t chunk = chunk_of(image, w, positions);
+  // The per-image products of a chunk stay under kColumnBytes too.
+  const int64_t per_image_bytes = std::max<int64_t>(other.size(1) * k * grad.element_size(), 1);
+  const int64_t chunk =
+      std::min(chunk_of(image, w, positions), std::max<int64_t>(1, kColumnBytes / per_image_bytes));
   for (int64_t n0 = 0; n0 < image.size(0); n0 += chunk) {
     const int64_t nb = std::min(chunk, image.size(0) - n0);
     const Tensor cols = columns(image.narrow(0, n0, nb), w, positions);

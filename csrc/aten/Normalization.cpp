@@ -332,7 +332,9 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
     grad_input = (rstd * (gw - xhat * (gw * xhat).mean(normalized_dims, /*keepdim=*/true))).to(input.scalar_type());
   }
   if (output_mask[1] && present(weight)) {
-    grad_weight = (g * xhat).sum(leading_dims).to(weight->scalar_type());
+    // NOTE: sum over no dims would reduce over all of them.
+    const Tensor per_row = g * xhat;
+    grad_weight = (leading_dims.empty() ? per_row : per_row.sum(leading_dims)).to(weight->scalar_type());
   }
   return {grad_input, grad_weight};
 }

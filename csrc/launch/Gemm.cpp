@@ -86,9 +86,9 @@ std::vector<tune::Candidate> gemm_candidates(const runtime::DeviceInfo& info, bo
     add_local(8, 8, 4, 4, 16);
   } else {
     if (nn) {
-      add_nn("nn", 4, 1, 4, 0, 16, 1);
+      add_nn("nn", 4, 1, 4, 0, std::min<int>(16, static_cast<int>(max_group)), 1);
     } else {
-      add_nt(2, 2, 4, 0, 16, 1);
+      add_nt(2, 2, 4, 0, std::min<int>(16, static_cast<int>(max_group)), 1);
     }
     add_local(16, 16, 4, 4, 16);
     add_local(8, 8, 4, 4, 16);
@@ -270,13 +270,12 @@ void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b
   const Gemm gemm{result, A, B, use_d ? widen(d) : at::Tensor(), alpha, beta, compute};
 
   const c10::DeviceIndex device = out.device().index();
-  std::vector<tune::Candidate> candidates = gemm_candidates(runtime::device_info(device), nn);
-  if (M * N * K * batches < kTunedMinWork) candidates.resize(1);
+  const std::vector<tune::Candidate> candidates = gemm_candidates(runtime::device_info(device), nn);
   const std::string shape_class = std::string(compute == c10::kDouble ? "double" : "float") + (nn ? " nn " : " nt ") +
                                   tune::bucket("M", M, 16, kTimedSide) + " " + tune::bucket("N", N, 16, kTimedSide) +
                                   " " + tune::bucket("K", K, 16, 8192);
-  const tune::Candidate candidate =
-      tune::choose(device, "gemm", shape_class, candidates, [&](const tune::Candidate& c) {
+  const tune::Candidate candidate = tune::choose(
+      device, "gemm", shape_class, candidates, M * N * K * batches >= kTunedMinWork, [&](const tune::Candidate& c) {
         const int64_t k = std::max<int64_t>(K, 1), n = std::min(N, kTimedSide);
         const int64_t m = std::min(M, std::max(kTimedSide, kTimedWork / (n * k)));
         const int64_t b = std::clamp<int64_t>(kTimedWork / (m * n * k), 1, batches);

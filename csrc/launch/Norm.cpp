@@ -79,13 +79,13 @@ void launch_layer_norm(const at::Tensor& input, const at::Tensor& weight, const 
         .scalar(eps, rstd.scalar_type())
         .launch_groups(group_count(info, rows), local);
   };
-  std::vector<std::string> candidates = row_candidates(info, /*vectorized=*/false);
-  if (input.numel() < kTunedMinRowElements) candidates.resize(1);
+  const std::vector<std::string> candidates = row_candidates(info, /*vectorized=*/false);
   const std::string shape_class = std::string(rms ? "rms " : "") + c10::toString(input.scalar_type()) + " " +
                                   tune::bucket("D", inner, 16, 8192) + " " + tune::bucket("rows", rows, 16, 4096);
-  const std::string candidate = tune::choose(device, "layer_norm", shape_class, candidates, [&](const std::string& c) {
-    launch(c, at::empty_like(out), rms ? at::Tensor() : at::empty_like(mean), at::empty_like(rstd));
-  });
+  const std::string candidate = tune::choose(
+      device, "layer_norm", shape_class, candidates, input.numel() >= kTunedMinRowElements, [&](const std::string& c) {
+        launch(c, at::empty_like(out), rms ? at::Tensor() : at::empty_like(mean), at::empty_like(rstd));
+      });
   launch(candidate, out, mean, rstd);
 }
 

@@ -66,14 +66,13 @@ void launch_rows(const char* name, const at::Tensor& out, std::initializer_list<
   // Vectors along contiguous rows of the compute dtype (CPU-class devices).
   const bool vectorized = shape.inner == 1 && first.scalar_type() == compute && out.scalar_type() == compute;
   const c10::DeviceIndex device = out.device().index();
-  std::vector<std::string> candidates = row_candidates(runtime::device_info(device), vectorized);
-  if (out.numel() < kTunedMinRowElements) candidates.resize(1);
+  const std::vector<std::string> candidates = row_candidates(runtime::device_info(device), vectorized);
   const std::string shape_class = std::string(name) + (log ? " log " : " ") + c10::toString(first.scalar_type()) +
                                   (shape.inner == 1 ? " rows " : " strided ") + tune::bucket("D", shape.dim, 16, 8192) +
                                   " " + tune::bucket("rows", shape.outer * shape.inner, 16, 4096);
-  const std::string candidate = tune::choose(device, "softmax", shape_class, candidates, [&](const std::string& c) {
-    launch_candidate(name, c, at::empty_like(result), inputs, shape, log, vectorized);
-  });
+  const std::string candidate = tune::choose(
+      device, "softmax", shape_class, candidates, out.numel() >= kTunedMinRowElements,
+      [&](const std::string& c) { launch_candidate(name, c, at::empty_like(result), inputs, shape, log, vectorized); });
   launch_candidate(name, candidate, result, inputs, shape, log, vectorized);
   copy_back(result, out);
 }

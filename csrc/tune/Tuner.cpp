@@ -182,19 +182,22 @@ Mode mode() {
 }
 
 Candidate choose(c10::DeviceIndex device, const std::string& family, const std::string& shape_class,
-                 const std::vector<Candidate>& candidates, c10::function_ref<void(const Candidate&)> run) {
+                 const std::vector<Candidate>& candidates, bool tunable,
+                 c10::function_ref<void(const Candidate&)> run) {
   TORCH_INTERNAL_ASSERT(!candidates.empty());
+  auto is_candidate = [&](const Candidate& c) {
+    return std::find(candidates.begin(), candidates.end(), c) != candidates.end();
+  };
   std::lock_guard<std::recursive_mutex> lock(mutex());
-  if (auto pinned = pins().find(family); pinned != pins().end()) return pinned->second;
-  if (candidates.size() == 1 || mode() == Mode::kOff) return candidates.front();
+  if (auto pinned = pins().find(family); pinned != pins().end() && is_candidate(pinned->second)) {
+    return pinned->second;
+  }
+  if (!tunable || candidates.size() == 1 || mode() == Mode::kOff) return candidates.front();
   Table& t = table(device);
   const std::string key = key_of(family, shape_class);
   auto cached = t.entries.find(key);
   // A cached choice that is no longer a candidate (other parameters in a newer version) is retuned.
-  if (cached != t.entries.end() &&
-      std::find(candidates.begin(), candidates.end(), cached->second.candidate) != candidates.end()) {
-    return cached->second.candidate;
-  }
+  if (cached != t.entries.end() && is_candidate(cached->second.candidate)) return cached->second.candidate;
   Entry entry = tune(device, family, shape_class, candidates, run);
   t.entries[key] = entry;
   save(device, t);

@@ -22,12 +22,13 @@ enum class Mode {
 };
 Mode mode();
 
-// The candidate `family` uses for `shape_class` on `device`: a pinned one, the cached choice, or
+// The candidate `family` uses for `shape_class` on `device`: a pinned one (when it is one of
+// `candidates`), the default (the first) for work too small to be `tunable`, the cached choice, or
 // (when tuning) the fastest of `candidates` as timed now by running `run`, which enqueues one run
 // of a candidate on the device's current queue and throws when the candidate cannot run there.
 // Timing stops once FOO_CL_TUNE_BUDGET_MS (2000) have passed, builds included, unless exhaustive.
 Candidate choose(c10::DeviceIndex device, const std::string& family, const std::string& shape_class,
-                 const std::vector<Candidate>& candidates, c10::function_ref<void(const Candidate&)> run);
+                 const std::vector<Candidate>& candidates, bool tunable, c10::function_ref<void(const Candidate&)> run);
 
 // The integer parameter `name` of a candidate ("TM" of "nn TM=6"), `fallback` when it has none.
 int param(const Candidate& candidate, const char* name, int fallback = 0);
@@ -50,8 +51,8 @@ std::string cache_path(c10::DeviceIndex device);
 // Forgets a device's choices, in memory and on disk.
 void clear(c10::DeviceIndex device);
 
-// Makes every shape class of `family` use `candidate` in this process (an empty one unpins): for
-// tests of each candidate, and to rule a kernel in or out while debugging.
+// Makes every shape class of `family` whose candidates include `candidate` use it in this process
+// (an empty one unpins): for tests of each candidate, and to rule a kernel in or out while debugging.
 void pin(const std::string& family, const Candidate& candidate);
 
 }  // namespace foo_cl::tune

@@ -39,8 +39,9 @@ inline ct foo_masked_score(ct v, ulong i, ulong j, __global const mask_t* mask_r
   (FOO_PTR(const mask_t, mask, mask_offset) + ((row) / L / heads) * mask_b + ((row) / L % heads) * mask_h + \
    ((row) % L) * mask_l)
 
-#define FOO_MASK_PARAMS \
-  __global const char *mask, ulong mask_offset, ulong heads, ulong L, ulong S, long mask_b, long mask_h, long mask_l, long mask_s
+#define FOO_MASK_PARAMS                                                                                  \
+  __global const char *mask, ulong mask_offset, ulong heads, ulong L, ulong S, long mask_b, long mask_h, \
+      long mask_l, long mask_s
 
 __kernel void attention_softmax(__global char* scores, ulong scores_offset, __global char* lse, ulong lse_offset,
                                 FOO_MASK_PARAMS, ulong rows) {

@@ -1,9 +1,10 @@
 // softmax/softmax: softmax and log_softmax (LOG) along one dim of contiguous tensors viewed as
 // [outer, D, inner], forward and backward. A work-group handles one row of D elements: the max,
 // the sum of exponentials, then the outputs, each pass split over its work-items and combined in
-// local memory; with VEC, softmax stores the exponentials and scales them in place. Build options: IN0 (input or gradient), OUT, COMPUTE (float for half/bfloat16),
-// LOCAL_SIZE, LOG, and VEC when rows are contiguous (inner == 1) and every tensor is of the
-// compute dtype, for vector math on CPU devices (LOCAL_SIZE 1).
+// local memory; with VEC, softmax stores the exponentials and scales them in place. Build options:
+// IN0 (input or gradient), OUT, COMPUTE (float for half/bfloat16), LOCAL_SIZE, LOG, and VEC when
+// rows are contiguous (inner == 1) and every tensor is of the compute dtype, for vector math on
+// CPU devices (LOCAL_SIZE 1).
 #include "compute.clh"
 
 typedef FOO_STORAGE(IN0) in_t;
