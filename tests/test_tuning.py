@@ -1,8 +1,10 @@
 """The autotuner (FOO_CL_TUNE): every GEMM candidate agrees with the CPU; a shape class's first use
-times the candidates and keeps the fastest in a readable file per device, which later processes
-reuse; the budget, `off` and unreadable lines behave as documented; `python -m foo_cl.tune` reports."""
+times the candidates and keeps the fastest whose results agree with the default's in a readable
+file per device, which later processes reuse; the budget, `off` and unreadable lines behave as
+documented; `python -m foo_cl.tune` reports."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +20,7 @@ from foo_cl import tune
 # width, a one-column product, a batch.
 SHAPES = [(1, 37, 300, 45), (3, 64, 513, 70), (1, 5, 7, 1), (2, 130, 64, 33), (1, 67, 1100, 129)]
 DTYPES = [torch.float32, torch.float64] if CAPABILITIES["fp64"] else [torch.float32]
+KERNELS = Path(__file__).resolve().parent.parent / "kernels_cl"
 
 
 @pytest.mark.parametrize("nn", [True, False], ids=["b_rows_contiguous", "b_contiguous_along_k"])
@@ -125,6 +128,23 @@ def test_a_later_process_reuses_the_choice_without_timing(exhaustive, tmp_path):
     assert path.read_text() == before
     # Only the chosen candidate's program is built (none when CLBlast won): nothing was timed.
     assert len(second["gemm_builds"]) <= 1
+
+
+def test_a_candidate_with_wrong_results_is_never_chosen(tmp_path):
+    # gemm_local miscompiled, as a driver might: its outputs come out doubled.
+    kernels = tmp_path / "kernels_cl"
+    shutil.copytree(KERNELS, kernels)
+    gemm = kernels / "blas" / "gemm.cl"
+    source = gemm.read_text()
+    broken = source.replace("foo_epilogue(acc[i][j], alpha, beta, D", "foo_epilogue(2 * acc[i][j], alpha, beta, D")
+    assert broken != source
+    gemm.write_text(broken)
+    result = run_workload(tmp_path / "tuning", "exhaustive", FOO_CL_KERNEL_DIR=str(kernels))
+    [(_family, _class, _choice, timings)] = result["choices"]
+    timed = [candidate for _us, candidate in timings]
+    local = [candidate for candidate in result["candidates"] if candidate.startswith("local")]
+    assert local and not set(local) & set(timed)
+    assert sorted(timed + local) == sorted(result["candidates"])
 
 
 def test_the_budget_bounds_timing_to_the_default_first(tmp_path):

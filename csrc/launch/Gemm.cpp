@@ -286,6 +286,7 @@ void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b
         run(Gemm{scratch, part(A, m, K), part(B, K, n), use_d ? part(gemm.d, m, n) : at::Tensor(), alpha, beta,
                  compute},
             c);
+        return scratch;
       });
   run(gemm, candidate);
   if (!result.is_same(out)) out.copy_(result);

@@ -84,7 +84,9 @@ void launch_layer_norm(const at::Tensor& input, const at::Tensor& weight, const 
                                   tune::bucket("D", inner, 16, 8192) + " " + tune::bucket("rows", rows, 16, 4096);
   const std::string candidate = tune::choose(
       device, "layer_norm", shape_class, candidates, input.numel() >= kTunedMinRowElements, [&](const std::string& c) {
-        launch(c, at::empty_like(out), rms ? at::Tensor() : at::empty_like(mean), at::empty_like(rstd));
+        const at::Tensor y = at::empty_like(out);
+        launch(c, y, rms ? at::Tensor() : at::empty_like(mean), at::empty_like(rstd));
+        return y;
       });
   launch(candidate, out, mean, rstd);
 }

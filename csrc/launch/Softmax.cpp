@@ -70,9 +70,12 @@ void launch_rows(const char* name, const at::Tensor& out, std::initializer_list<
   const std::string shape_class = std::string(name) + (log ? " log " : " ") + c10::toString(first.scalar_type()) +
                                   (shape.inner == 1 ? " rows " : " strided ") + tune::bucket("D", shape.dim, 16, 8192) +
                                   " " + tune::bucket("rows", shape.outer * shape.inner, 16, 4096);
-  const std::string candidate = tune::choose(
-      device, "softmax", shape_class, candidates, out.numel() >= kTunedMinRowElements,
-      [&](const std::string& c) { launch_candidate(name, c, at::empty_like(result), inputs, shape, log, vectorized); });
+  const std::string candidate = tune::choose(device, "softmax", shape_class, candidates,
+                                             out.numel() >= kTunedMinRowElements, [&](const std::string& c) {
+                                               const at::Tensor y = at::empty_like(result);
+                                               launch_candidate(name, c, y, inputs, shape, log, vectorized);
+                                               return y;
+                                             });
   launch_candidate(name, candidate, result, inputs, shape, log, vectorized);
   copy_back(result, out);
 }

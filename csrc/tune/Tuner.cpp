@@ -7,6 +7,7 @@
 #include "runtime/ProgramCache.h"
 #include "runtime/QueuePool.h"
 
+#include <ATen/ops/sub.h>
 #include <c10/util/Exception.h>
 
 #include <algorithm>
@@ -122,38 +123,60 @@ double elapsed_ms(Clock::time_point since) {
   return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
 }
 
-// The best of up to kTimedRuns runs after one untimed run (which builds the program), in
-// microseconds; fewer runs once the deadline has passed or a run took twice the best so far.
-double time_candidate(c10::DeviceIndex device, const Candidate& candidate,
-                      c10::function_ref<void(const Candidate&)> run, Clock::time_point deadline, double best_so_far) {
+struct Timing {
+  double microseconds;
+  at::Tensor output;  // of the untimed first run
+};
+
+// The best of up to kTimedRuns runs after one untimed run (which builds the program); fewer runs
+// once the deadline has passed or a run took twice the best so far.
+Timing time_candidate(c10::DeviceIndex device, const Candidate& candidate, Run run, Clock::time_point deadline,
+                      double best_so_far) {
   const c10::StreamId stream = runtime::current_stream_id(device);
   runtime::synchronize_stream(device, stream);
-  run(candidate);
+  Timing timing{std::numeric_limits<double>::infinity(), run(candidate)};
   runtime::synchronize_stream(device, stream);
-  double best = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < kTimedRuns && (i == 0 || (Clock::now() < deadline && best < 2 * best_so_far)); ++i) {
+  for (int i = 0; i < kTimedRuns && (i == 0 || (Clock::now() < deadline && timing.microseconds < 2 * best_so_far));
+       ++i) {
     const auto start = Clock::now();
     run(candidate);
     runtime::synchronize_stream(device, stream);
-    best = std::min(best, elapsed_ms(start) * 1000);
+    timing.microseconds = std::min(timing.microseconds, elapsed_ms(start) * 1000);
   }
-  return best;
+  return timing;
+}
+
+// Whether a candidate's result matches the reference's within rounding: its largest difference is
+// at most 1e-3 of the reference's largest magnitude (NaN anywhere disagrees).
+bool agrees(const at::Tensor& output, const at::Tensor& reference) {
+  const double scale = reference.abs().max().item<double>();
+  const double error = at::sub(output, reference).abs().max().item<double>();
+  return error <= 1e-3 * scale;
 }
 
 Entry tune(c10::DeviceIndex device, const std::string& family, const std::string& shape_class,
-           const std::vector<Candidate>& candidates, c10::function_ref<void(const Candidate&)> run) {
+           const std::vector<Candidate>& candidates, Run run) {
   const auto start = Clock::now();
   const double budget = budget_ms();
   const auto deadline = start + std::chrono::microseconds(static_cast<int64_t>(budget * 1000));
   const bool exhaustive = mode() == Mode::kExhaustive;
   std::vector<std::pair<double, Candidate>> timed;
+  at::Tensor reference;  // the result of the first candidate that ran, normally the default
   std::string first_error;
   for (const Candidate& candidate : candidates) {
     if (!timed.empty() && !exhaustive && Clock::now() >= deadline) break;
     try {
       const double best_so_far =
           timed.empty() ? std::numeric_limits<double>::infinity() : std::min_element(timed.begin(), timed.end())->first;
-      timed.emplace_back(time_candidate(device, candidate, run, deadline, best_so_far), candidate);
+      Timing timing = time_candidate(device, candidate, run, deadline, best_so_far);
+      // NOTE: a candidate that a driver miscompiles must not win by being fast.
+      if (!reference.defined()) {
+        reference = timing.output;
+      } else if (!agrees(timing.output, reference)) {
+        if (first_error.empty()) first_error = candidate + ": results differ from " + timed.front().second + "'s";
+        continue;
+      }
+      timed.emplace_back(timing.microseconds, candidate);
     } catch (const c10::Error& e) {
       // A candidate the device cannot build or run (too much local memory, a work-group too large)
       // is left out; it never becomes the choice.
@@ -182,8 +205,7 @@ Mode mode() {
 }
 
 Candidate choose(c10::DeviceIndex device, const std::string& family, const std::string& shape_class,
-                 const std::vector<Candidate>& candidates, bool tunable,
-                 c10::function_ref<void(const Candidate&)> run) {
+                 const std::vector<Candidate>& candidates, bool tunable, Run run) {
   TORCH_INTERNAL_ASSERT(!candidates.empty());
   auto is_candidate = [&](const Candidate& c) {
     return std::find(candidates.begin(), candidates.end(), c) != candidates.end();

@@ -3,6 +3,7 @@
 // per device and driver beside the kernel cache. FOO_CL_TUNE chooses how much it measures.
 #pragma once
 
+#include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 #include <c10/util/FunctionRef.h>
 
@@ -22,13 +23,17 @@ enum class Mode {
 };
 Mode mode();
 
+// Enqueues one run of a candidate on the device's current queue and returns the tensor it wrote;
+// throws when the candidate cannot run there.
+using Run = c10::function_ref<at::Tensor(const Candidate&)>;
+
 // The candidate `family` uses for `shape_class` on `device`: a pinned one (when it is one of
 // `candidates`), the default (the first) for work too small to be `tunable`, the cached choice, or
-// (when tuning) the fastest of `candidates` as timed now by running `run`, which enqueues one run
-// of a candidate on the device's current queue and throws when the candidate cannot run there.
-// Timing stops once FOO_CL_TUNE_BUDGET_MS (2000) have passed, builds included, unless exhaustive.
+// (when tuning) the fastest of `candidates` as timed now by `run` whose result agrees with the
+// first candidate's. Timing stops once FOO_CL_TUNE_BUDGET_MS (2000) have passed, builds included,
+// unless exhaustive.
 Candidate choose(c10::DeviceIndex device, const std::string& family, const std::string& shape_class,
-                 const std::vector<Candidate>& candidates, bool tunable, c10::function_ref<void(const Candidate&)> run);
+                 const std::vector<Candidate>& candidates, bool tunable, Run run);
 
 // The integer parameter `name` of a candidate ("TM" of "nn TM=6"), `fallback` when it has none.
 int param(const Candidate& candidate, const char* name, int fallback = 0);
