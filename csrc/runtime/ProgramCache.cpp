@@ -42,10 +42,6 @@ uint64_t fnv1a(const std::string& s, uint64_t seed = 1469598103934665603ull) {
   return h;
 }
 
-bool disk_cache_enabled() {
-  const char* env = std::getenv("FOO_CL_CACHE_DISABLE");
-  return !(env && std::string(env) == "1");
-}
 
 std::string build_log(cl_program program, cl_device_id device, size_t max_lines) {
   size_t n = 0;
@@ -255,6 +251,11 @@ cl_kernel cached_kernel(c10::DeviceIndex device, const std::string& key, const c
 }
 
 }  // namespace
+
+bool disk_cache_enabled() {
+  const char* env = std::getenv("FOO_CL_CACHE_DISABLE");
+  return !(env && std::string(env) == "1");
+}
 
 bool write_file_atomically(const std::string& path, const std::string& contents) {
   std::error_code ec;

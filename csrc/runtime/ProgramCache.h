@@ -38,6 +38,9 @@ bool write_file_atomically(const std::string& path, const std::string& contents)
 // what files cached per device are named by.
 std::string device_cache_name(c10::DeviceIndex device);
 
+// False when FOO_CL_CACHE_DISABLE=1: nothing is read from or written to the disk caches.
+bool disk_cache_enabled();
+
 // The on-disk cache folder, and removing every cached binary in it.
 std::string disk_cache_dir();
 void clear_disk_cache();

@@ -79,23 +79,18 @@ std::map<std::string, Entry> read_file(const std::string& path) {
   return entries;
 }
 
-bool disk_enabled() {
-  const char* env = std::getenv("FOO_CL_CACHE_DISABLE");
-  return !(env && std::string(env) == "1");
-}
-
 Table& table(c10::DeviceIndex device) {
   Table& t = tables()[device];
   if (!t.loaded) {
     t.loaded = true;
-    if (disk_enabled()) t.entries = read_file(cache_path(device));
+    if (runtime::disk_cache_enabled()) t.entries = read_file(cache_path(device));
   }
   return t;
 }
 
 // Merges the device's table into its file: what other processes wrote meanwhile is kept.
 void save(c10::DeviceIndex device, const Table& t) {
-  if (!disk_enabled()) return;
+  if (!runtime::disk_cache_enabled()) return;
   const std::string path = cache_path(device);
   std::map<std::string, Entry> merged = read_file(path);
   for (const auto& [key, entry] : t.entries) merged[key] = entry;

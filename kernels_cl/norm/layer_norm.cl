@@ -45,14 +45,7 @@ __kernel void layer_norm_rows(__global const char* input, ulong input_offset, __
     // NOTE: 1 / sqrt, not rsqrt, whose accuracy varies by vendor (as unary/rsqrt).
     const acc_t scale = 1 / sqrt(foo_group_sum(scratch, foo_sum_value(squares)) / (acc_t)inner + eps);
     for (i = lid; i < inner; i += LOCAL_SIZE) {
-      acc_t v = (FOO_LOAD_ACC(xr, i) - mu) * scale;
-#ifdef WITH_WEIGHT
-      v *= w[i];
-#endif
-#ifdef WITH_BIAS
-      v += b[i];
-#endif
-      FOO_STORE(DT, yr, i, v);
+      FOO_STORE(DT, yr, i, foo_affine((FOO_LOAD_ACC(xr, i) - mu) * scale, w, b, i));
     }
     if (lid == 0) {
 #ifndef RMS

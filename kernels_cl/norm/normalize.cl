@@ -29,14 +29,7 @@ __kernel void normalize_blocks(__global const char* input, ulong input_offset, _
 #else
       const INDEX_T p = at.g;
 #endif
-      acc_t v = ((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, xb, i)) - mu) * scale;
-#ifdef WITH_WEIGHT
-      v *= w[p];
-#endif
-#ifdef WITH_BIAS
-      v += b[p];
-#endif
-      FOO_STORE(DT, ob, i, v);
+      FOO_STORE(DT, ob, i, foo_affine(((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, xb, i)) - mu) * scale, w, b, p));
     }
   }
 }
