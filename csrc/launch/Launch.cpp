@@ -2,6 +2,7 @@
 #include "launch/Launch.h"
 
 #include "runtime/Device.h"
+#include "runtime/KernelCode.h"
 #include "runtime/QueuePool.h"
 #include "runtime/Trace.h"
 
@@ -163,6 +164,7 @@ void KernelCall::launch_nd(const size_t global[3], const size_t local[3], cl_uin
                                             nullptr, traced.event());
   TORCH_CHECK(err == CL_SUCCESS, "foo-cl: launching kernel ", name_, " on foo:", static_cast<int>(device_),
               " failed with ", runtime::cl_error_name(err));
+  if (runtime::device_info(device_).type & CL_DEVICE_TYPE_CPU) runtime::map_loaded_kernel_code();
 }
 
 at::Tensor dense_output(const at::Tensor& out) {
