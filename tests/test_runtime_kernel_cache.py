@@ -38,6 +38,11 @@ def run_workload(cache_dir: Path, **env: str) -> dict:
     return result
 
 
+# PoCL keeps built programs in its own cache, so foo-cl writes no binaries there (ProgramCache.cpp).
+ON_POCL = torch.foo.get_device_properties(0).platform_name == "Portable Computing Language"
+keeps_binaries = pytest.mark.skipif(ON_POCL, reason="foo-cl keeps no binaries on PoCL, which caches its own")
+
+
 def binaries(cache_dir: Path) -> list[Path]:
     return sorted(cache_dir.glob("*.bin"))
 
@@ -56,6 +61,7 @@ def filled_cache(first_run, tmp_path) -> Path:
     return cache_dir
 
 
+@keeps_binaries
 def test_first_run_builds_from_source_and_writes_binaries(first_run):
     cache_dir, result = first_run
     assert result["cache_dir"] == str(cache_dir)
@@ -63,12 +69,14 @@ def test_first_run_builds_from_source_and_writes_binaries(first_run):
     assert len(binaries(cache_dir)) == len(result["builds"])
 
 
+@keeps_binaries
 def test_second_run_loads_every_program_from_disk(first_run, filled_cache):
     second = run_workload(filled_cache)
     assert [b[:2] for b in second["builds"]] == [b[:2] for b in first_run[1]["builds"]]
     assert [from_disk for _, _, from_disk in second["builds"]] == [True] * len(second["builds"])
 
 
+@keeps_binaries
 @pytest.mark.parametrize("damage", ["truncate", "garble"])
 def test_corrupt_binaries_are_rebuilt(filled_cache, damage):
     damaged = {}
@@ -86,6 +94,13 @@ def test_corrupt_binaries_are_rebuilt(filled_cache, damage):
     assert [from_disk for _, _, from_disk in rebuilt["builds"]] == [False] * len(rebuilt["builds"])
     assert binaries(filled_cache) == sorted(damaged)
     assert all(path.read_bytes() != data for path, data in damaged.items()), "damaged binaries were not replaced"
+
+
+@pytest.mark.skipif(not ON_POCL, reason="PoCL only")
+def test_pocl_programs_are_left_to_pocls_cache(first_run):
+    cache_dir, result = first_run
+    assert [from_disk for _, _, from_disk in result["builds"]] == [False] * len(result["builds"])
+    assert binaries(cache_dir) == []
 
 
 def test_disabled_cache_writes_nothing(tmp_path):
@@ -145,7 +160,7 @@ def test_kernel_dir_without_the_kernel_file_names_it(tmp_path):
 def test_pocl_kernel_objects_are_mapped_in_after_launch():
     # PoCL runs kernels from shared objects it loads at first launch; an all-false comparison reads
     # its constant with a masked load that is slow while the page is unmapped (runtime/KernelCode.h).
-    if torch.foo.get_device_properties(0).platform_name != "Portable Computing Language":
+    if not ON_POCL:
         pytest.skip("PoCL loads kernels as shared objects; this device's runtime does not")
     unmapped = run_python_json("""
         import json, struct, torch, foo_cl

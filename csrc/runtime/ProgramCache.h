@@ -1,6 +1,7 @@
 // OpenCL programs built lazily from kernels_cl/ and cached in memory by (device, key, options) and
-// on disk by a hash of source, options, device identity and package version (FOO_CL_CACHE_DIR,
-// FOO_CL_CACHE_DISABLE=1). Kernels are per thread: setting arguments on a cl_kernel is not thread-safe.
+// on disk (except on PoCL, which caches them itself) by a hash of source, options, device identity
+// and package version (FOO_CL_CACHE_DIR, FOO_CL_CACHE_DISABLE=1). Kernels are per thread: setting
+// arguments on a cl_kernel is not thread-safe.
 #pragma once
 
 #include "runtime/OpenCL.h"
