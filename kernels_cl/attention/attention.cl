@@ -47,7 +47,7 @@ __kernel void attention_softmax(__global char* scores, ulong scores_offset, __gl
                                 FOO_MASK_PARAMS, ulong rows) {
   __local ct scratch[LOCAL_SIZE];
   const uint lid = get_local_id(0);
-  for (ulong row = get_group_id(0); row < rows; row += get_num_groups(0)) {
+  FOO_GROUP_LOOP(row, rows) {
     __global ct* x = FOO_PTR(ct, scores, scores_offset) + row * S;
     __global const mask_t* mask_row = FOO_MASK_ROW(row);
     const ulong i = row % L;

@@ -21,7 +21,7 @@ __kernel void layer_norm_rows(__global const char* input, ulong input_offset, __
   __global acc_t* r = FOO_PTR(acc_t, rstd, rstd_offset);
   __local acc_t scratch[LOCAL_SIZE];
   const uint lid = get_local_id(0);
-  for (ulong row = get_group_id(0); row < rows; row += get_num_groups(0)) {
+  FOO_GROUP_LOOP(row, rows) {
     __global const st* xr = x + row * inner;
     __global st* yr = out + row * inner;
     ulong i;

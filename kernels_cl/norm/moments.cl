@@ -17,7 +17,7 @@ __kernel void moments(__global const char* input, ulong input_offset, __global c
   __local acc_t scratch[LOCAL_SIZE];
   const uint lid = get_local_id(0);
   const acc_t count = (acc_t)(outer * inner);
-  for (ulong g = get_group_id(0); g < groups; g += get_num_groups(0)) {
+  FOO_GROUP_LOOP(g, groups) {
     foo_sum sum = FOO_SUM_ZERO;
     for (ulong j = 0; j < outer; ++j) {
       __global const st* block = x + (j * groups + g) * inner;

@@ -45,7 +45,7 @@ __kernel void group_sums(__global const char* grad, ulong grad_offset, __global 
   __global acc_t* out = FOO_PTR(acc_t, sums, sums_offset);  // [groups, 2]
   __local acc_t scratch[LOCAL_SIZE];
   const uint lid = get_local_id(0);
-  for (ulong g = get_group_id(0); g < groups; g += get_num_groups(0)) {
+  FOO_GROUP_LOOP(g, groups) {
     const acc_t mu = m[g], scale = r[g];
     foo_sum sum_gw = FOO_SUM_ZERO, sum_gw_xhat = FOO_SUM_ZERO;
     for (ulong j = 0; j < outer; ++j) {

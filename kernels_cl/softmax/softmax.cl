@@ -36,7 +36,7 @@ __kernel void softmax_forward(__global char* out, ulong out_offset, __global con
   const uint L = get_local_size(0), lid = get_local_id(0);
   __global const in_t* x = FOO_PTR(const in_t, in, in_offset);
   __global out_t* y = FOO_PTR(out_t, out, out_offset);
-  for (ulong row = get_group_id(0); row < outer * inner; row += get_num_groups(0)) {
+  FOO_GROUP_LOOP(row, outer * inner) {
     const ulong base = (row / inner) * D * inner + row % inner;
     ulong d = lid;
     ct m = -INFINITY;
@@ -96,7 +96,7 @@ __kernel void softmax_backward(__global char* grad_input, ulong grad_input_offse
   __global const in_t* g = FOO_PTR(const in_t, grad, grad_offset);
   __global const out_t* y = FOO_PTR(const out_t, output, output_offset);
   __global out_t* gi = FOO_PTR(out_t, grad_input, grad_input_offset);
-  for (ulong row = get_group_id(0); row < outer * inner; row += get_num_groups(0)) {
+  FOO_GROUP_LOOP(row, outer * inner) {
     const ulong base = (row / inner) * D * inner + row % inner;
     ct s = 0;
     for (ulong d = lid; d < D; d += L) {
