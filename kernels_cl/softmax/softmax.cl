@@ -41,8 +41,16 @@ __kernel void softmax_forward(__global char* out, ulong out_offset, __global con
     ulong d = lid;
     ct m = -INFINITY;
 #ifdef VEC
-    VTYPE vm = -INFINITY;
+    // Four running maxima: one would bind the pass to the latency of fmax.
+    VTYPE vm = -INFINITY, vm1 = -INFINITY, vm2 = -INFINITY, vm3 = -INFINITY;
+    for (; d + 4 * VEC <= D; d += 4 * VEC) {
+      vm = fmax(vm, VLOAD(x, base + d));
+      vm1 = fmax(vm1, VLOAD(x, base + d + VEC));
+      vm2 = fmax(vm2, VLOAD(x, base + d + 2 * VEC));
+      vm3 = fmax(vm3, VLOAD(x, base + d + 3 * VEC));
+    }
     for (; d + VEC <= D; d += VEC) vm = fmax(vm, VLOAD(x, base + d));
+    vm = fmax(fmax(vm, vm1), fmax(vm2, vm3));
     for (int k = 0; k < VEC; ++k) m = fmax(m, ((ct*)&vm)[k]);
 #endif
     for (; d < D; d += L) m = fmax(m, FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, x, base + d * inner)));
