@@ -1,6 +1,7 @@
 """scaled_dot_product_attention on foo: the fused path (two products around one masked softmax,
 backward from the saved logsumexp) against the CPU for masks, causal windows, dtypes and layouts,
-and the cases it leaves to PyTorch's math path (dropout, grouped-query attention, a backend limit)."""
+its dropout, and the cases it leaves to PyTorch's math path (grouped-query attention, a backend
+limit)."""
 
 import pytest
 import torch
@@ -96,16 +97,87 @@ def test_an_additive_mask_gets_its_gradient():
     torch.testing.assert_close(grads[0], grads[1])
 
 
-def test_dropout_grouped_heads_and_a_math_only_limit_take_the_math_path():
+def test_grouped_heads_and_a_math_only_limit_take_the_math_path():
     torch.manual_seed(0)
     q, k, v = (torch.randn(2, 4, 6, 8, device="foo", requires_grad=True) for _ in range(3))
     assert torch._fused_sdp_choice(q, k, v) == SDPBackend.OVERRIDEABLE.value
-    assert torch._fused_sdp_choice(q, k, v, dropout_p=0.5) == SDPBackend.MATH.value
-    out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
-    assert type(out.grad_fn).__name__ != FUSED and out.shape == q.shape
     k2, v2 = k[:, :2].detach(), v[:, :2].detach()
     grouped = F.scaled_dot_product_attention(q, k2, v2, enable_gqa=True)
     expected = F.scaled_dot_product_attention(q.cpu(), k2.cpu(), v2.cpu(), enable_gqa=True)
     torch.testing.assert_close(grouped.cpu(), expected)
     with sdpa_kernel(SDPBackend.MATH):
         assert type(F.scaled_dot_product_attention(q, k, v).grad_fn).__name__ != FUSED
+
+
+def dropped_probabilities(q, k, p, causal, seed):
+    """The fused path's output with the identity as values: its probabilities after dropout."""
+    s = k.shape[2]
+    eye = torch.eye(s, dtype=q.dtype).expand(*k.shape[:2], s, s).contiguous()
+    assert torch._fused_sdp_choice(q.foo(), k.foo(), eye.foo(), dropout_p=p) == SDPBackend.OVERRIDEABLE.value
+    torch.manual_seed(seed)
+    return F.scaled_dot_product_attention(q.foo(), k.foo(), eye.foo(), dropout_p=p, is_causal=causal).cpu()
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_dropout_drops_probabilities_like_dropout(causal, dtype):
+    if dtype == torch.float64 and not CAPABILITIES["fp64"]:
+        pytest.skip("the device has no float64")
+    torch.manual_seed(0)
+    q, k = torch.randn(2, 3, 37, 16, dtype=dtype), torch.randn(2, 3, 37, 16, dtype=dtype)
+    p = 0.3
+    got = dropped_probabilities(q, k, p, causal, seed=5)
+    mask = torch.ones(37, 37, dtype=torch.bool).tril() if causal else torch.ones(37, 37, dtype=torch.bool)
+    probabilities = torch.softmax((q @ k.transpose(-1, -2) / 4).masked_fill(~mask, float("-inf")), -1)
+    kept = got != 0
+    assert torch.equal(kept & ~mask, torch.zeros_like(kept)), "a masked score was kept"
+    torch.testing.assert_close(got[kept], (probabilities / (1 - p))[kept])
+    dropped = 1 - kept[mask.expand_as(kept)].float().mean().item()
+    assert abs(dropped - p) < 0.03, dropped  # 4107 draws: 0.03 is more than four standard deviations
+    assert torch.equal(dropped_probabilities(q, k, p, causal, seed=5), got), "the same seed drops differently"
+    assert not torch.equal(dropped_probabilities(q, k, p, causal, seed=6), got)
+
+
+def test_dropout_of_one_drops_everything_and_consecutive_calls_differ():
+    q = torch.randn(1, 2, 8, 4, device="foo")
+    assert torch.equal(F.scaled_dot_product_attention(q, q, q, dropout_p=1.0).cpu(), torch.zeros(1, 2, 8, 4))
+    torch.manual_seed(0)
+    first = F.scaled_dot_product_attention(q, q, q, dropout_p=0.5)
+    assert not torch.equal(F.scaled_dot_product_attention(q, q, q, dropout_p=0.5), first)
+
+
+@pytest.mark.parametrize("kind", ["none", "causal", "additive"])
+def test_dropout_gradients_match_the_cpu_with_the_same_drops(kind):
+    torch.manual_seed(0)
+    b, h, l, s, e = 2, 3, 33, 29, 8
+    q, k, v = torch.randn(b, h, l, e), torch.randn(b, h, s, e), torch.randn(b, h, s, 12)
+    causal = kind == "causal"
+    bias = torch.randn(b, 1, l, s) if kind == "additive" else None
+    # The drops the fused path makes for this seed and shape, read through identity values.
+    eye = torch.eye(s).expand(b, h, s, s).contiguous()
+    torch.manual_seed(3)
+    probe = F.scaled_dot_product_attention(
+        q.foo(), k.foo(), eye.foo(), attn_mask=None if bias is None else bias.foo(), dropout_p=0.25, is_causal=causal
+    )
+    kept = probe.cpu() != 0
+
+    on_foo = [t.foo().requires_grad_() for t in (q, k, v)]
+    torch.manual_seed(3)
+    out = F.scaled_dot_product_attention(
+        *on_foo, attn_mask=None if bias is None else bias.foo(), dropout_p=0.25, is_causal=causal
+    )
+    assert type(out.grad_fn).__name__ == FUSED
+    grad = torch.randn(out.shape)
+    out.backward(grad.foo())
+
+    on_cpu = [t.clone().requires_grad_() for t in (q, k, v)]
+    scores = on_cpu[0] @ on_cpu[1].transpose(-1, -2) / e**0.5
+    if causal:
+        scores = scores.masked_fill(~torch.ones(l, s, dtype=torch.bool).tril(), float("-inf"))
+    if bias is not None:
+        scores = scores + bias
+    expected = (torch.softmax(scores, -1) * kept / 0.75) @ on_cpu[2]
+    expected.backward(grad)
+    torch.testing.assert_close(out.detach().cpu(), expected.detach())
+    for got, want in zip(on_foo, on_cpu):
+        torch.testing.assert_close(got.grad.cpu(), want.grad)

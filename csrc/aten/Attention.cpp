@@ -1,7 +1,8 @@
 // scaled_dot_product_attention on foo: PyTorch's SDPA asks the device which backend to take
 // (_fused_sdp_choice_stub); foo takes the overrideable one, implemented here as two products
-// (launch/Gemm.h) around one masked softmax launch (launch/Attention.h), and the backward from the
-// saved logsumexp. Dropout, grouped-query attention and other ranks take PyTorch's math path.
+// (launch/Gemm.h) around one masked softmax launch (launch/Attention.h), which also applies dropout
+// (Philox draws the backward makes again from the saved seed and offset), and the backward from the
+// saved logsumexp. Grouped-query attention and other ranks take PyTorch's math path.
 // NOTE: the score matrix is materialised ([B * H, L, S] floats); a blocked kernel with an online
 // softmax would avoid it.
 #include "launch/Attention.h"
@@ -12,6 +13,7 @@
 #include <ATen/native/transformers/attention.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mul.h>
+#include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/sum.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
@@ -28,8 +30,8 @@ bool fusable_dtype(c10::ScalarType t) {
 }
 
 int64_t fused_sdp_choice(const Tensor& q, const Tensor& k, const Tensor& v, const std::optional<Tensor>& attn_mask,
-                         double dropout_p, bool /*is_causal*/, std::optional<double> /*scale*/, bool /*enable_gqa*/) {
-  const bool fusable = at::globalContext().userEnabledOverrideableSDP() && dropout_p == 0 && q.dim() == 4 &&
+                         double /*dropout_p*/, bool /*is_causal*/, std::optional<double> /*scale*/, bool /*enable_gqa*/) {
+  const bool fusable = at::globalContext().userEnabledOverrideableSDP() && q.dim() == 4 &&
                        k.dim() == 4 && v.dim() == 4 && k.size(0) == q.size(0) && v.size(0) == q.size(0) &&
                        k.size(1) == q.size(1) && v.size(1) == q.size(1) && k.size(2) == v.size(2) &&
                        k.size(3) == q.size(3) && fusable_dtype(q.scalar_type()) && k.scalar_type() == q.scalar_type() &&
@@ -68,9 +70,7 @@ Tensor scores_of(const Tensor& q, const Tensor& k, double scale) {
 }
 
 void check_fusable(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p) {
-  TORCH_CHECK(dropout_p == 0,
-              "foo-cl: the fused scaled_dot_product_attention runs without dropout (got dropout_p=", dropout_p,
-              "); torch.nn.functional.scaled_dot_product_attention takes the math path with dropout");
+  TORCH_CHECK(dropout_p >= 0 && dropout_p <= 1, "dropout probability has to be between 0 and 1, but got ", dropout_p);
   TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && k.size(1) == q.size(1) && v.size(1) == q.size(1),
               "foo-cl: the fused scaled_dot_product_attention takes [batch, heads, length, dim] query, key and value "
               "with as many heads each, got ",
@@ -88,18 +88,37 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Ten
   const int64_t B = q.size(0), H = q.size(1), L = q.size(2), S = k.size(2);
   const Tensor scores = scores_of(q, k, scale_of(q, scale));
   const Tensor lse = at::empty({B, H, L}, scores.options());
-  launch::launch_attention_softmax(scores, lse, mask_of(attn_bias, q, S), is_causal, H);
+  std::optional<launch::AttentionDropout> dropout;
+  Tensor philox_seed, philox_offset;
+  if (dropout_p > 0) {
+    dropout = launch::AttentionDropout{static_cast<float>(1 - dropout_p),
+                                       runtime::reserve_counters(std::nullopt, q.device().index(),
+                                                                 launch::attention_dropout_counters(scores))};
+    // CPU scalars, as CUDA's fused kernels return them; the bits of the uint64 values.
+    philox_seed = at::scalar_tensor(static_cast<int64_t>(dropout->state.seed), at::kLong);
+    philox_offset = at::scalar_tensor(static_cast<int64_t>(dropout->state.offset), at::kLong);
+  }
+  launch::launch_attention_softmax(scores, lse, mask_of(attn_bias, q, S), is_causal, H, dropout);
   const Tensor out = at::empty({B, H, L, v.size(3)}, q.options());
   launch::launch_gemm(heads_as_batch(out), scores, heads_as_batch(v), Tensor(), 1, 0);
-  return {out, lse, Tensor(), Tensor(), L, S, Tensor(), Tensor(), Tensor()};
+  return {out, lse, Tensor(), Tensor(), L, S, philox_seed, philox_offset, Tensor()};
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
     const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& attn_bias,
     std::array<bool, 4> grad_input_mask, const Tensor& out, const Tensor& lse, const Tensor& /*cum_seq_q*/,
     const Tensor& /*cum_seq_k*/, int64_t /*max_q*/, int64_t /*max_k*/, double dropout_p, bool is_causal,
-    const Tensor& /*philox_seed*/, const Tensor& /*philox_offset*/, std::optional<double> scale) {
+    const Tensor& philox_seed, const Tensor& philox_offset, std::optional<double> scale) {
   check_fusable(q, k, v, dropout_p);
+  std::optional<launch::AttentionDropout> dropout;
+  if (dropout_p > 0) {
+    TORCH_CHECK(philox_seed.defined() && philox_offset.defined(),
+                "foo-cl: the fused scaled_dot_product_attention backward with dropout needs the forward's philox_seed "
+                "and philox_offset");
+    dropout = launch::AttentionDropout{static_cast<float>(1 - dropout_p),
+                                       {static_cast<uint64_t>(philox_seed.item<int64_t>()),
+                                        static_cast<uint64_t>(philox_offset.item<int64_t>())}};
+  }
   const c10::DeviceGuard guard(q.device());
   const int64_t B = q.size(0), H = q.size(1), L = q.size(2), S = k.size(2);
   const double sc = scale_of(q, scale);
@@ -111,7 +130,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
   const Tensor delta = at::mul(grad_out.to(compute), out.to(compute)).sum(-1).contiguous();
   launch::launch_attention_grad_scores(
       scores, d_scores, lse.contiguous(), delta,
-      mask_of(attn_bias.defined() ? std::optional<Tensor>(attn_bias) : std::nullopt, q, S), is_causal, H);
+      mask_of(attn_bias.defined() ? std::optional<Tensor>(attn_bias) : std::nullopt, q, S), is_causal, H, dropout);
   Tensor dq, dk, dv, d_bias;
   if (grad_input_mask[0]) {
     dq = at::empty(q.sizes(), q.options());

@@ -10,11 +10,23 @@
 namespace foo_cl::launch {
 namespace {
 
-std::string mask_options(const at::Tensor& scores, const at::Tensor& mask, bool causal) {
+std::string mask_options(const at::Tensor& scores, const at::Tensor& mask, bool causal,
+                         const std::optional<AttentionDropout>& dropout) {
   std::string options = compute_option(scores.scalar_type());
   if (causal) options += "-DCAUSAL ";
   if (mask.defined()) options += mask.scalar_type() == c10::kBool ? "-DMASK_BOOL " : "-DMASK_ADD ";
+  if (dropout) options += "-DDROPOUT ";
   return options;
+}
+
+void dropout_args(KernelCall& call, const std::optional<AttentionDropout>& dropout) {
+  if (dropout) call.value(dropout->state.seed).value(dropout->state.offset).value(dropout->keep);
+}
+
+// Tiles of 32 draws (8 Philox counters each) over the scores' elements, as random/dropout.
+uint64_t dropout_tiles(const at::Tensor& scores) {
+  const uint64_t n = static_cast<uint64_t>(scores.numel());
+  return n / 32 + (n % 32 != 0);
 }
 
 // The mask (any buffer when there is none), the rows' shape and the mask's element strides.
@@ -27,8 +39,12 @@ void mask_args(KernelCall& call, const at::Tensor& scores, const at::Tensor& mas
 
 }  // namespace
 
+uint64_t attention_dropout_counters(const at::Tensor& scores) {
+  return 8 * dropout_tiles(scores);
+}
+
 void launch_attention_softmax(const at::Tensor& scores, const at::Tensor& lse, const at::Tensor& mask, bool causal,
-                              int64_t heads) {
+                              int64_t heads, const std::optional<AttentionDropout>& dropout) {
   TORCH_INTERNAL_ASSERT(scores.is_contiguous() && scores.dim() == 3 && lse.is_contiguous());
   const int64_t rows = scores.size(0) * scores.size(1);
   if (rows == 0) return;
@@ -36,26 +52,30 @@ void launch_attention_softmax(const at::Tensor& scores, const at::Tensor& lse, c
   const runtime::DeviceInfo& info = runtime::device_info(scores.device().index());
   const size_t local = info.row_group_size;
   KernelCall call(scores.device().index(), "attention/attention", "attention_softmax",
-                  mask_options(scores, mask, causal) + "-DLOCAL_SIZE=" + std::to_string(local) +
+                  mask_options(scores, mask, causal, dropout) + "-DLOCAL_SIZE=" + std::to_string(local) +
                       (local == 1 ? " -DVEC=" + std::to_string(info.vector_width) : ""));
   call.buffer(scores.const_data_ptr()).buffer(lse.const_data_ptr());
   mask_args(call, scores, mask, heads);
   call.value(static_cast<uint64_t>(rows));
+  dropout_args(call, dropout);
   call.launch_groups(std::min<int64_t>(rows, static_cast<int64_t>(info.compute_units) * 64), local);
 }
 
 void launch_attention_grad_scores(const at::Tensor& scores, const at::Tensor& grad, const at::Tensor& lse,
-                                  const at::Tensor& delta, const at::Tensor& mask, bool causal, int64_t heads) {
+                                  const at::Tensor& delta, const at::Tensor& mask, bool causal, int64_t heads,
+                                  const std::optional<AttentionDropout>& dropout) {
   TORCH_INTERNAL_ASSERT(scores.is_contiguous() && grad.is_contiguous() && lse.is_contiguous() && delta.is_contiguous());
   const int64_t n = scores.numel();
   if (n == 0) return;
   const c10::DeviceGuard guard(scores.device());
   KernelCall call(scores.device().index(), "attention/attention", "attention_grad_scores",
-                  mask_options(scores, mask, causal) + "-DLOCAL_SIZE=1 " + index_option(n));
+                  mask_options(scores, mask, causal, dropout) + "-DLOCAL_SIZE=1 " + index_option(n));
   call.buffer(scores.const_data_ptr()).buffer(grad.const_data_ptr());
   call.buffer(lse.const_data_ptr()).buffer(delta.const_data_ptr());
   mask_args(call, scores, mask, heads);
-  call.count(n).launch(n);
+  call.count(n);
+  dropout_args(call, dropout);
+  call.launch(dropout ? static_cast<int64_t>(dropout_tiles(scores)) : n);
 }
 
 }  // namespace foo_cl::launch

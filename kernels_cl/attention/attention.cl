@@ -5,10 +5,19 @@
 // row with nothing left gives zeros, as PyTorch's safe softmax) and stores its logsumexp.
 // attention_grad_scores recomputes the probabilities P from the scores and logsumexp, stores them
 // over the scores, and turns dP into the scores' gradient P * (dP - delta), delta = sum(dO * O).
+// With DROPOUT, score element e (row * S + j) is kept when uniform draw e of the Philox stream
+// (seed, offset) is below p1m (the draws random/dropout makes) and then scaled by 1 / p1m: the
+// forward drops probabilities after the softmax, and the backward redraws the same elements, stores
+// the dropped P' (for dV = P'^T dO) and takes dP' (dO V^T) through the same drops.
 // Build options: COMPUTE (float or double), LOCAL_SIZE, VEC (with LOCAL_SIZE 1), CAUSAL, MASK_BOOL or
-// MASK_ADD, INDEX_T
-// (attention_grad_scores).
+// MASK_ADD, DROPOUT, INDEX_T (attention_grad_scores).
 #include "compute.clh"
+#ifdef DROPOUT
+#include "random/philox.clh"
+#define FOO_DROPOUT_PARAMS , ulong seed, ulong offset, float p1m
+#else
+#define FOO_DROPOUT_PARAMS
+#endif
 
 #ifdef VEC
 typedef FOO_CAT(FOO_COMPUTE(COMPUTE), VEC) VT;  // a work-item walks its row with VEC-wide vectors (CPU devices)
@@ -44,7 +53,7 @@ inline ct foo_masked_score(ct v, ulong i, ulong j, __global const mask_t* mask_r
       long mask_l, long mask_s
 
 __kernel void attention_softmax(__global char* scores, ulong scores_offset, __global char* lse, ulong lse_offset,
-                                FOO_MASK_PARAMS, ulong rows) {
+                                FOO_MASK_PARAMS, ulong rows FOO_DROPOUT_PARAMS) {
   __local ct scratch[LOCAL_SIZE];
   const uint lid = get_local_id(0);
   FOO_GROUP_LOOP(row, rows) {
@@ -98,24 +107,56 @@ __kernel void attention_softmax(__global char* scores, ulong scores_offset, __gl
 #endif
     for (; j < S; j += LOCAL_SIZE) x[j] *= scale;
     if (lid == 0) FOO_PTR(ct, lse, lse_offset)[row] = s > 0 ? m + log(s) : -INFINITY;
+#ifdef DROPOUT
+    // The tiles of 32 draws that cover the row's elements row * S .. row * S + S - 1.
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    const ulong first = row * S;
+    const ct keep_scale = p1m > 0 ? 1 / (ct)p1m : 0;
+    for (ulong t = first / 32 + lid; t * 32 < first + S; t += LOCAL_SIZE) {
+      float u[32];
+      foo_uniform_tile(foo_philox_tile(seed, offset + t * 8), u);
+      for (int k = 0; k < 32; ++k) {
+        const ulong e = t * 32 + k;
+        if (e >= first && e < first + S) x[e - first] *= u[k] < p1m ? keep_scale : 0;
+      }
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+#endif
   }
 }
 
 #ifdef INDEX_T
+// Element e: P (times the dropout's scale `drop`, 0 for a dropped element) over the score, and the
+// score's gradient from dP' in g.
+#define FOO_GRAD_SCORE(e, drop)                                                    \
+  do {                                                                             \
+    const ulong row = (e) / S;                                                     \
+    const ct l = lse_rows[row];                                                    \
+    const ct v = foo_masked_score(x[e], row % L, (e) % S, FOO_MASK_ROW(row), mask_s); \
+    const ct p = l == -INFINITY ? 0 : exp(v - l);                                  \
+    x[e] = p * (drop);                                                             \
+    g[e] = p * (g[e] * (drop) - delta_rows[row]);                                  \
+  } while (0)
+
 __kernel void attention_grad_scores(__global char* scores, ulong scores_offset, __global char* grad,
                                     ulong grad_offset, __global const char* lse, ulong lse_offset,
-                                    __global const char* delta, ulong delta_offset, FOO_MASK_PARAMS, INDEX_T n) {
+                                    __global const char* delta, ulong delta_offset, FOO_MASK_PARAMS,
+                                    INDEX_T n FOO_DROPOUT_PARAMS) {
   __global ct* x = FOO_PTR(ct, scores, scores_offset);
   __global ct* g = FOO_PTR(ct, grad, grad_offset);
   __global const ct* lse_rows = FOO_PTR(const ct, lse, lse_offset);
   __global const ct* delta_rows = FOO_PTR(const ct, delta, delta_offset);
-  FOO_GRID_LOOP(e, n) {
-    const ulong row = e / S, j = e % S;
-    const ct l = lse_rows[row];
-    const ct v = foo_masked_score(x[e], row % L, j, FOO_MASK_ROW(row), mask_s);
-    const ct p = l == -INFINITY ? 0 : exp(v - l);
-    x[e] = p;
-    g[e] = p * (g[e] - delta_rows[row]);
+#ifdef DROPOUT
+  const ct keep_scale = p1m > 0 ? 1 / (ct)p1m : 0;
+  const INDEX_T tiles = n / 32 + (n % 32 != 0);  // no overflow near the INDEX_T limit
+  FOO_GRID_LOOP(t, tiles) {
+    float u[32];
+    foo_uniform_tile(foo_philox_tile(seed, offset + (ulong)t * 8), u);
+    const INDEX_T first = t * 32;
+    for (int k = 0; k < 32 && k < n - first; ++k) FOO_GRAD_SCORE(first + k, u[k] < p1m ? keep_scale : 0);
   }
+#else
+  FOO_GRID_LOOP(e, n) { FOO_GRAD_SCORE(e, 1); }
+#endif
 }
 #endif  // INDEX_T
