@@ -160,7 +160,8 @@ def kernel_build(repeat: int) -> tuple[float, float]:
 
 # This row is not foo against the CPU: the "foo" column is the warm build (from the disk caches:
 # foo-cl's binaries, or PoCL's own cache on PoCL) and the "cpu" column the cold build, so the ratio
-# cpu/foo of a time row is cold/warm, the speed-up the disk caches give. Each repetition starts two interpreters, hence the few repeats.
+# cpu/foo of a time row is cold/warm, the speed-up the disk caches give. Each repetition starts two
+# interpreters, hence the few repeats.
 register(
     Benchmark(
         "kernel build warm vs cold",

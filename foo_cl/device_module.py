@@ -462,7 +462,10 @@ def set_fallback_mode(mode: str) -> None:
 
 
 def kernel_cache_dir() -> str:
-    """The folder of compiled kernel binaries (FOO_CL_CACHE_DIR, else ~/.cache/foo_cl)."""
+    """The folder of compiled kernel binaries (FOO_CL_CACHE_DIR, else ~/.cache/foo_cl).
+
+    PoCL's programs are not written there: PoCL caches them itself (POCL_CACHE_DIR).
+    """
     return _C._kernel_cache_dir()
 
 

@@ -133,51 +133,63 @@ def test_dropout_drops_probabilities_like_dropout(causal, dtype):
     assert torch.equal(kept & ~mask, torch.zeros_like(kept)), "a masked score was kept"
     torch.testing.assert_close(got[kept], (probabilities / (1 - p))[kept])
     dropped = 1 - kept[mask.expand_as(kept)].float().mean().item()
-    assert abs(dropped - p) < 0.03, dropped  # 4107 draws: 0.03 is more than four standard deviations
+    assert abs(dropped - p) < 0.03, dropped  # over 4000 draws: 0.03 is more than four standard deviations
     assert torch.equal(dropped_probabilities(q, k, p, causal, seed=5), got), "the same seed drops differently"
     assert not torch.equal(dropped_probabilities(q, k, p, causal, seed=6), got)
 
 
 def test_dropout_of_one_drops_everything_and_consecutive_calls_differ():
-    q = torch.randn(1, 2, 8, 4, device="foo")
-    assert torch.equal(F.scaled_dot_product_attention(q, q, q, dropout_p=1.0).cpu(), torch.zeros(1, 2, 8, 4))
+    q = torch.randn(1, 2, 8, 4, device="foo", requires_grad=True)
+    assert torch._fused_sdp_choice(q, q, q, dropout_p=1.0) == SDPBackend.OVERRIDEABLE.value
+    out = F.scaled_dot_product_attention(q, q, q, dropout_p=1.0)
+    assert type(out.grad_fn).__name__ == FUSED
+    assert torch.equal(out.cpu(), torch.zeros(1, 2, 8, 4))
+    out.sum().backward()
+    assert torch.equal(q.grad.cpu(), torch.zeros(1, 2, 8, 4))
     torch.manual_seed(0)
     first = F.scaled_dot_product_attention(q, q, q, dropout_p=0.5)
     assert not torch.equal(F.scaled_dot_product_attention(q, q, q, dropout_p=0.5), first)
 
 
-@pytest.mark.parametrize("kind", ["none", "causal", "additive"])
-def test_dropout_gradients_match_the_cpu_with_the_same_drops(kind):
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("kind", ["none", "causal", "bool", "bool_empty_row", "additive"])
+def test_dropout_gradients_match_the_cpu_with_the_same_drops(kind, dtype):
+    if dtype == torch.float64 and not CAPABILITIES["fp64"]:
+        pytest.skip("the device has no float64")
     torch.manual_seed(0)
     b, h, l, s, e = 2, 3, 33, 29, 8
-    q, k, v = torch.randn(b, h, l, e), torch.randn(b, h, s, e), torch.randn(b, h, s, 12)
+    q, k, v = (
+        torch.randn(b, h, l, e, dtype=dtype),
+        torch.randn(b, h, s, e, dtype=dtype),
+        torch.randn(b, h, s, 12, dtype=dtype),
+    )
     causal = kind == "causal"
-    bias = torch.randn(b, 1, l, s) if kind == "additive" else None
+    mask = mask_of("none" if causal else kind, b, l, s)
+    if mask is not None and mask.dtype != torch.bool:
+        mask = mask.to(dtype)
     # The drops the fused path makes for this seed and shape, read through identity values.
-    eye = torch.eye(s).expand(b, h, s, s).contiguous()
+    eye = torch.eye(s, dtype=dtype).expand(b, h, s, s).contiguous()
     torch.manual_seed(3)
-    probe = F.scaled_dot_product_attention(
-        q.foo(), k.foo(), eye.foo(), attn_mask=None if bias is None else bias.foo(), dropout_p=0.25, is_causal=causal
-    )
-    kept = probe.cpu() != 0
+    on_foo = None if mask is None else mask.foo()
+    kept = F.scaled_dot_product_attention(q.foo(), k.foo(), eye.foo(), on_foo, 0.25, causal).cpu() != 0
 
-    on_foo = [t.foo().requires_grad_() for t in (q, k, v)]
     torch.manual_seed(3)
-    out = F.scaled_dot_product_attention(
-        *on_foo, attn_mask=None if bias is None else bias.foo(), dropout_p=0.25, is_causal=causal
-    )
+    out, grads = run("foo", q, k, v, mask, causal, dropout_p=0.25)
     assert type(out.grad_fn).__name__ == FUSED
-    grad = torch.randn(out.shape)
-    out.backward(grad.foo())
-
-    on_cpu = [t.clone().requires_grad_() for t in (q, k, v)]
-    scores = on_cpu[0] @ on_cpu[1].transpose(-1, -2) / e**0.5
+    # The same attention with the same drops, composed on the CPU.
+    q, k, v = (t.clone().requires_grad_() for t in (q, k, v))
+    scores = q @ k.transpose(-1, -2) / e**0.5
     if causal:
         scores = scores.masked_fill(~torch.ones(l, s, dtype=torch.bool).tril(), float("-inf"))
-    if bias is not None:
-        scores = scores + bias
-    expected = (torch.softmax(scores, -1) * kept / 0.75) @ on_cpu[2]
-    expected.backward(grad)
+    elif mask is not None and mask.dtype == torch.bool:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    elif mask is not None:
+        scores = scores + mask
+    # Rows with every score masked give zeros, as the math path's safe softmax.
+    expected = torch.ops.aten._safe_softmax(scores, -1) * kept / 0.75 @ v
+    expected_grads = torch.autograd.grad(
+        expected, (q, k, v), torch.ones_like(expected).mul_(0.5).add_(expected.detach())
+    )
     torch.testing.assert_close(out.detach().cpu(), expected.detach())
-    for got, want in zip(on_foo, on_cpu):
-        torch.testing.assert_close(got.grad.cpu(), want.grad)
+    for got, want in zip(grads, expected_grads):
+        torch.testing.assert_close(got.cpu(), want)

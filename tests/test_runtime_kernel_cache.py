@@ -155,29 +155,3 @@ def test_kernel_dir_without_the_kernel_file_names_it(tmp_path):
     assert proc.returncode != 0
     # The first program this needs (factory/range.cl for arange) is the one named.
     assert f"FOO_CL_KERNEL_DIR={tmp_path} has no file factory/range.cl" in proc.stderr
-
-
-def test_pocl_kernel_objects_are_mapped_in_after_launch():
-    # PoCL runs kernels from shared objects it loads at first launch; an all-false comparison reads
-    # its constant with a masked load that is slow while the page is unmapped (runtime/KernelCode.h).
-    if not ON_POCL:
-        pytest.skip("PoCL loads kernels as shared objects; this device's runtime does not")
-    unmapped = run_python_json("""
-        import json, struct, torch, foo_cl
-        x = torch.rand(4096, device="foo")
-        for _ in range(3):
-            assert not (x < -1).any().item()
-        page = 4096
-        unmapped = []
-        with open("/proc/self/maps") as maps, open("/proc/self/pagemap", "rb") as pagemap:
-            for line in maps:
-                if "/kcache/" not in line:
-                    continue
-                begin, end = (int(a, 16) for a in line.split()[0].split("-"))
-                for address in range(begin, end, page):
-                    pagemap.seek(address // page * 8)
-                    if not struct.unpack("<Q", pagemap.read(8))[0] >> 63:
-                        unmapped.append(line.split()[-1])
-        print(json.dumps(unmapped))
-    """)
-    assert unmapped == []

@@ -30,11 +30,12 @@ bool fusable_dtype(c10::ScalarType t) {
 }
 
 int64_t fused_sdp_choice(const Tensor& q, const Tensor& k, const Tensor& v, const std::optional<Tensor>& attn_mask,
-                         double /*dropout_p*/, bool /*is_causal*/, std::optional<double> /*scale*/, bool /*enable_gqa*/) {
-  const bool fusable = at::globalContext().userEnabledOverrideableSDP() && q.dim() == 4 &&
-                       k.dim() == 4 && v.dim() == 4 && k.size(0) == q.size(0) && v.size(0) == q.size(0) &&
-                       k.size(1) == q.size(1) && v.size(1) == q.size(1) && k.size(2) == v.size(2) &&
-                       k.size(3) == q.size(3) && fusable_dtype(q.scalar_type()) && k.scalar_type() == q.scalar_type() &&
+                         double /*dropout_p*/, bool /*is_causal*/, std::optional<double> /*scale*/,
+                         bool /*enable_gqa*/) {
+  const bool fusable = at::globalContext().userEnabledOverrideableSDP() && q.dim() == 4 && k.dim() == 4 &&
+                       v.dim() == 4 && k.size(0) == q.size(0) && v.size(0) == q.size(0) && k.size(1) == q.size(1) &&
+                       v.size(1) == q.size(1) && k.size(2) == v.size(2) && k.size(3) == q.size(3) &&
+                       fusable_dtype(q.scalar_type()) && k.scalar_type() == q.scalar_type() &&
                        v.scalar_type() == q.scalar_type() && !q.is_nested() &&
                        (!attn_mask || !attn_mask->defined() ||
                         (attn_mask->dim() <= 4 &&
@@ -91,9 +92,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Ten
   std::optional<launch::AttentionDropout> dropout;
   Tensor philox_seed, philox_offset;
   if (dropout_p > 0) {
-    dropout = launch::AttentionDropout{static_cast<float>(1 - dropout_p),
-                                       runtime::reserve_counters(std::nullopt, q.device().index(),
-                                                                 launch::attention_dropout_counters(scores))};
+    dropout = launch::AttentionDropout{
+        1 - dropout_p,
+        runtime::reserve_counters(std::nullopt, q.device().index(), launch::attention_dropout_counters(scores))};
     // CPU scalars, as CUDA's fused kernels return them; the bits of the uint64 values.
     philox_seed = at::scalar_tensor(static_cast<int64_t>(dropout->state.seed), at::kLong);
     philox_offset = at::scalar_tensor(static_cast<int64_t>(dropout->state.offset), at::kLong);
@@ -115,9 +116,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
     TORCH_CHECK(philox_seed.defined() && philox_offset.defined(),
                 "foo-cl: the fused scaled_dot_product_attention backward with dropout needs the forward's philox_seed "
                 "and philox_offset");
-    dropout = launch::AttentionDropout{static_cast<float>(1 - dropout_p),
-                                       {static_cast<uint64_t>(philox_seed.item<int64_t>()),
-                                        static_cast<uint64_t>(philox_offset.item<int64_t>())}};
+    dropout = launch::AttentionDropout{
+        1 - dropout_p,
+        {static_cast<uint64_t>(philox_seed.item<int64_t>()), static_cast<uint64_t>(philox_offset.item<int64_t>())}};
   }
   const c10::DeviceGuard guard(q.device());
   const int64_t B = q.size(0), H = q.size(1), L = q.size(2), S = k.size(2);

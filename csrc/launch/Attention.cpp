@@ -3,6 +3,7 @@
 #include "launch/Attention.h"
 
 #include "launch/Launch.h"
+#include "launch/Random.h"
 #include "runtime/Device.h"
 
 #include <c10/core/DeviceGuard.h>
@@ -19,14 +20,12 @@ std::string mask_options(const at::Tensor& scores, const at::Tensor& mask, bool 
   return options;
 }
 
-void dropout_args(KernelCall& call, const std::optional<AttentionDropout>& dropout) {
-  if (dropout) call.value(dropout->state.seed).value(dropout->state.offset).value(dropout->keep);
-}
-
-// Tiles of 32 draws (8 Philox counters each) over the scores' elements, as random/dropout.
-uint64_t dropout_tiles(const at::Tensor& scores) {
-  const uint64_t n = static_cast<uint64_t>(scores.numel());
-  return n / 32 + (n % 32 != 0);
+// The keep probability as the draws compare it (float), and the kept elements' scale in the
+// scores' dtype, as random/dropout takes them.
+void dropout_args(KernelCall& call, const at::Tensor& scores, const std::optional<AttentionDropout>& dropout) {
+  if (!dropout) return;
+  call.value(dropout->state.seed).value(dropout->state.offset).value(static_cast<float>(dropout->keep));
+  call.scalar(dropout->keep == 0 ? 0. : 1. / dropout->keep, scores.scalar_type());
 }
 
 // The mask (any buffer when there is none), the rows' shape and the mask's element strides.
@@ -40,7 +39,7 @@ void mask_args(KernelCall& call, const at::Tensor& scores, const at::Tensor& mas
 }  // namespace
 
 uint64_t attention_dropout_counters(const at::Tensor& scores) {
-  return 8 * dropout_tiles(scores);
+  return 8 * philox_tiles(scores.numel(), 32);
 }
 
 void launch_attention_softmax(const at::Tensor& scores, const at::Tensor& lse, const at::Tensor& mask, bool causal,
@@ -57,7 +56,7 @@ void launch_attention_softmax(const at::Tensor& scores, const at::Tensor& lse, c
   call.buffer(scores.const_data_ptr()).buffer(lse.const_data_ptr());
   mask_args(call, scores, mask, heads);
   call.value(static_cast<uint64_t>(rows));
-  dropout_args(call, dropout);
+  dropout_args(call, scores, dropout);
   call.launch_groups(std::min<int64_t>(rows, static_cast<int64_t>(info.compute_units) * 64), local);
 }
 
@@ -74,8 +73,8 @@ void launch_attention_grad_scores(const at::Tensor& scores, const at::Tensor& gr
   call.buffer(lse.const_data_ptr()).buffer(delta.const_data_ptr());
   mask_args(call, scores, mask, heads);
   call.count(n);
-  dropout_args(call, dropout);
-  call.launch(dropout ? static_cast<int64_t>(dropout_tiles(scores)) : n);
+  dropout_args(call, scores, dropout);
+  call.launch(dropout ? static_cast<int64_t>(philox_tiles(n, 32)) : n);
 }
 
 }  // namespace foo_cl::launch

@@ -15,7 +15,7 @@
 namespace foo_cl::launch {
 
 struct AttentionDropout {
-  float keep;  // 1 - dropout_p
+  double keep;  // 1 - dropout_p
   runtime::PhiloxState state;
 };
 

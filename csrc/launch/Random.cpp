@@ -12,13 +12,13 @@
 #include <functional>
 
 namespace foo_cl::launch {
-namespace {
 
-// Kernels take 8 Philox blocks per tile of 32 elements (16 with 64-bit draws): kernels_cl/random/philox.clh.
-uint64_t tiles(int64_t n, int bits) {
+uint64_t philox_tiles(int64_t n, int bits) {
   const int64_t tile = bits == 64 ? 16 : 32;
   return static_cast<uint64_t>((n + tile - 1) / tile);
 }
+
+namespace {
 
 // Runs `fill` on a contiguous tensor of out's shape: out itself, or a temporary copied into it.
 // The kernels store eight elements at once, so out must also start on a whole vector of them (see
@@ -42,19 +42,19 @@ void launch_random(const at::Tensor& out, const std::string& key, int bits, cons
   fill_logically(out, [&](const at::Tensor& dense) {
     const int64_t n = dense.numel();
     const c10::DeviceIndex device = dense.device().index();
-    std::string options = dtype_option("OUT", dense.scalar_type()) + index_option(n) +
-                          "-DBITS=" + std::to_string(bits) + " ";
+    std::string options =
+        dtype_option("OUT", dense.scalar_type()) + index_option(n) + "-DBITS=" + std::to_string(bits) + " ";
     // The kernel's parameters (and inputs) are of its parameter type pt: float, or double for float64.
     const c10::ScalarType param_type = float_accumulate_type(dense.scalar_type());
     const at::Tensor in = input.defined() ? input.to(param_type).expand(dense.sizes()).contiguous() : input;
     if (in.defined()) options += "-DWITH_INPUT ";
-    const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * tiles(n, bits));
+    const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * philox_tiles(n, bits));
     KernelCall call(device, key, "sample_contig", options);
     call.buffer(dense.data_ptr());
     if (in.defined()) call.buffer(in.data_ptr());
     call.value(state.seed).value(state.offset);
     call.scalar(s0, param_type).scalar(s1, param_type);
-    call.count(n).launch(tiles(n, bits));
+    call.count(n).launch(philox_tiles(n, bits));
   });
 }
 
@@ -64,9 +64,9 @@ void launch_random_integers(const at::Tensor& out, uint64_t range, int64_t base,
   fill_logically(out, [&](const at::Tensor& dense) {
     const int64_t n = dense.numel();
     const c10::DeviceIndex device = dense.device().index();
-    const std::string options = dtype_option("OUT", dense.scalar_type()) + index_option(n) +
-                                "-DBITS=" + std::to_string(bits) + " ";
-    const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * tiles(n, bits));
+    const std::string options =
+        dtype_option("OUT", dense.scalar_type()) + index_option(n) + "-DBITS=" + std::to_string(bits) + " ";
+    const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * philox_tiles(n, bits));
     KernelCall(device, "random/random", "sample_contig", options)
         .buffer(dense.data_ptr())
         .value(state.seed)
@@ -74,7 +74,7 @@ void launch_random_integers(const at::Tensor& out, uint64_t range, int64_t base,
         .value(range)
         .value(static_cast<uint64_t>(base))
         .count(n)
-        .launch(tiles(n, bits));
+        .launch(philox_tiles(n, bits));
   });
 }
 
@@ -91,7 +91,7 @@ void launch_randperm(const at::Tensor& out, const std::optional<at::Generator>& 
   const int64_t chunk = ((n + groups - 1) / groups + 31) / 32 * 32;
   const std::string options = "-DBUCKET_BITS=" + std::to_string(kBucketBits) + " ";
   // 2n words: one per element for its bucket, one per slot for the shuffles.
-  const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * tiles(2 * n, 32));
+  const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * philox_tiles(2 * n, 32));
   const size_t dealers[3] = {static_cast<size_t>(groups), 1, 1}, buckets[3] = {kBuckets, 1, 1}, one[3] = {1, 1, 1};
   const at::Tensor counts = at::empty({kBuckets * groups}, out.options());
   KernelCall(device, "random/randperm", "randperm_count", options)
@@ -127,7 +127,7 @@ void launch_dropout(const at::Tensor& out, const at::Tensor& mask, const at::Ten
   if (n == 0) return;
   const c10::DeviceGuard guard(out.device());
   const c10::DeviceIndex device = out.device().index();
-  const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * tiles(n, 32));
+  const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * philox_tiles(n, 32));
   const c10::ScalarType compute = out.scalar_type() == c10::kDouble ? c10::kDouble : c10::kFloat;
   KernelCall(device, "random/dropout", "dropout_contig", dtype_option("OUT", out.scalar_type()) + index_option(n))
       .buffer(out.data_ptr())
@@ -138,7 +138,7 @@ void launch_dropout(const at::Tensor& out, const at::Tensor& mask, const at::Ten
       .value(static_cast<float>(p1m))
       .scalar(scale, compute)
       .count(n)
-      .launch(tiles(n, 32));
+      .launch(philox_tiles(n, 32));
 }
 
 void launch_multinomial(const at::Tensor& out, const at::Tensor& cdf, const std::optional<at::Generator>& gen) {
@@ -147,7 +147,7 @@ void launch_multinomial(const at::Tensor& out, const at::Tensor& cdf, const std:
   if (n == 0) return;
   const c10::DeviceGuard guard(out.device());
   const c10::DeviceIndex device = out.device().index();
-  const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * tiles(n, 32));
+  const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * philox_tiles(n, 32));
   KernelCall(device, "random/multinomial", "multinomial_contig",
              dtype_option("ACC", cdf.scalar_type()) + index_option(n))
       .buffer(out.data_ptr())
@@ -157,7 +157,7 @@ void launch_multinomial(const at::Tensor& out, const at::Tensor& cdf, const std:
       .value(static_cast<uint64_t>(cdf.size(1)))
       .value(static_cast<uint64_t>(out.size(1)))
       .count(n)
-      .launch(tiles(n, 32));
+      .launch(philox_tiles(n, 32));
 }
 
 }  // namespace foo_cl::launch

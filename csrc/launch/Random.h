@@ -11,6 +11,10 @@
 
 namespace foo_cl::launch {
 
+// The tiles of draws a kernel takes for n elements: 32 elements (16 with 64-bit draws) per tile of
+// 8 Philox blocks, so it reserves 8 counters per tile (kernels_cl/random/philox.clh).
+uint64_t philox_tiles(int64_t n, int bits);
+
 // Fills `out` with the program `key` (random/uniform, random/normal, ...); s0 and s1 are the op's
 // parameters, passed as float (double for a float64 output). `bits` is 64 when an element needs
 // 64 random bits. `input`, when defined, is a tensor of out's shape whose values the op reads.

@@ -1,3 +1,4 @@
+// Finds the kernel objects PoCL loaded through the dynamic loader's list and maps their pages in.
 #include "runtime/KernelCode.h"
 
 #include <link.h>

@@ -6,7 +6,7 @@
 // attention_grad_scores recomputes the probabilities P from the scores and logsumexp, stores them
 // over the scores, and turns dP into the scores' gradient P * (dP - delta), delta = sum(dO * O).
 // With DROPOUT, score element e (row * S + j) is kept when uniform draw e of the Philox stream
-// (seed, offset) is below p1m (the draws random/dropout makes) and then scaled by 1 / p1m: the
+// (seed, offset) is below p1m (the draws random/dropout makes) and then scaled by keep_scale: the
 // forward drops probabilities after the softmax, and the backward redraws the same elements, stores
 // the dropped P' (for dV = P'^T dO) and takes dP' (dO V^T) through the same drops.
 // Build options: COMPUTE (float or double), LOCAL_SIZE, VEC (with LOCAL_SIZE 1), CAUSAL, MASK_BOOL or
@@ -14,7 +14,7 @@
 #include "compute.clh"
 #ifdef DROPOUT
 #include "random/philox.clh"
-#define FOO_DROPOUT_PARAMS , ulong seed, ulong offset, float p1m
+#define FOO_DROPOUT_PARAMS , ulong seed, ulong offset, float p1m, ct keep_scale
 #else
 #define FOO_DROPOUT_PARAMS
 #endif
@@ -111,16 +111,14 @@ __kernel void attention_softmax(__global char* scores, ulong scores_offset, __gl
     // The tiles of 32 draws that cover the row's elements row * S .. row * S + S - 1.
     barrier(CLK_GLOBAL_MEM_FENCE);
     const ulong first = row * S;
-    const ct keep_scale = p1m > 0 ? 1 / (ct)p1m : 0;
     for (ulong t = first / 32 + lid; t * 32 < first + S; t += LOCAL_SIZE) {
       float u[32];
-      foo_uniform_tile(foo_philox_tile(seed, offset + t * 8), u);
+      foo_dropout_draws(seed, offset, t, u);
       for (int k = 0; k < 32; ++k) {
         const ulong e = t * 32 + k;
         if (e >= first && e < first + S) x[e - first] *= u[k] < p1m ? keep_scale : 0;
       }
     }
-    barrier(CLK_GLOBAL_MEM_FENCE);
 #endif
   }
 }
@@ -147,11 +145,10 @@ __kernel void attention_grad_scores(__global char* scores, ulong scores_offset, 
   __global const ct* lse_rows = FOO_PTR(const ct, lse, lse_offset);
   __global const ct* delta_rows = FOO_PTR(const ct, delta, delta_offset);
 #ifdef DROPOUT
-  const ct keep_scale = p1m > 0 ? 1 / (ct)p1m : 0;
   const INDEX_T tiles = n / 32 + (n % 32 != 0);  // no overflow near the INDEX_T limit
   FOO_GRID_LOOP(t, tiles) {
     float u[32];
-    foo_uniform_tile(foo_philox_tile(seed, offset + (ulong)t * 8), u);
+    foo_dropout_draws(seed, offset, t, u);
     const INDEX_T first = t * 32;
     for (int k = 0; k < 32 && k < n - first; ++k) FOO_GRAD_SCORE(first + k, u[k] < p1m ? keep_scale : 0);
   }

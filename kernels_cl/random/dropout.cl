@@ -15,9 +15,8 @@ __kernel void dropout_contig(__global char* out, ulong out_offset, __global char
   __global const out_t* x = FOO_PTR(const out_t, in, in_offset);
   const INDEX_T tiles = n / 32 + (n % 32 != 0);  // no overflow near the INDEX_T limit
   FOO_GRID_LOOP(t, tiles) {
-    const foo_philox8 r = foo_philox_tile(seed, offset + (ulong)t * 8);
     float u[32];
-    foo_uniform_tile(r, u);
+    foo_dropout_draws(seed, offset, t, u);
     const INDEX_T first = t * 32;
     for (int k = 0; k < 32 && k < n - first; ++k) {
       const bool kept = u[k] < p1m;
