@@ -20,11 +20,12 @@ POCL := FOO_CL_PLATFORM="Portable Computing Language"
 RUSTICL := FOO_CL_PLATFORM=rusticl RUSTICL_ENABLE=llvmpipe
 PYTEST := $(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
 # What runs on the host alike for every kernel variant (imports, serialization, module conversion,
-# pinned memory, the profiler, the kernel cache, the fallback, streams, the allocator, the benchmark
-# plot, pyopencl interop and user kernels, torch.distributed) is left out of the GPU-variant run.
+# pinned memory, the profiler, the kernel cache and kernel code mapping, the fallback, streams, the
+# allocator, the benchmark plot, pyopencl interop and user kernels, torch.distributed) is left out of
+# the GPU-variant run.
 HOST_SIDE := runtime_import runtime_serialization runtime_module_conversion runtime_pinned runtime_profiler \
-	runtime_kernel_cache runtime_fallback runtime_streams runtime_memory benchmark_plot distributed \
-	opencl_interop opencl_kernels
+	runtime_kernel_cache runtime_kernel_code runtime_fallback runtime_streams runtime_memory benchmark_plot \
+	distributed opencl_interop opencl_kernels
 GPU_VARIANTS_ONLY := $(foreach t,$(HOST_SIDE),--ignore=tests/test_$(t).py)
 test: build test-system
 	$(POCL) $(PYTEST)
