@@ -282,6 +282,10 @@ CAPABILITIES = {
     "timing": PROPERTIES.times_commands,
 }
 
+# Whether foo:0 is a PoCL device: PoCL caches built programs itself (foo-cl writes no binaries
+# there) and runs kernels from shared objects (runtime/KernelCode.h).
+ON_POCL = PROPERTIES.platform_name == "Portable Computing Language"
+
 # The dtypes a test can run on foo:0.
 DEVICE_DTYPES = [d for d in DTYPES if CAPABILITIES["fp64"] or d != torch.float64]
 

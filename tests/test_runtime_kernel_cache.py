@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import run_python, run_python_json
+from conftest import ON_POCL, run_python, run_python_json
 
 KERNELS = Path(__file__).resolve().parent.parent / "kernels_cl"
 
@@ -39,7 +39,6 @@ def run_workload(cache_dir: Path, **env: str) -> dict:
 
 
 # PoCL keeps built programs in its own cache, so foo-cl writes no binaries there (ProgramCache.cpp).
-ON_POCL = torch.foo.get_device_properties(0).platform_name == "Portable Computing Language"
 keeps_binaries = pytest.mark.skipif(ON_POCL, reason="foo-cl keeps no binaries on PoCL, which caches its own")
 
 

@@ -7,6 +7,7 @@
 // softmax would avoid it.
 #include "launch/Attention.h"
 #include "launch/Gemm.h"
+#include "launch/Random.h"
 
 #include <ATen/Context.h>
 #include <ATen/SDPBackend.h>
@@ -93,8 +94,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Ten
   Tensor philox_seed, philox_offset;
   if (dropout_p > 0) {
     dropout = launch::AttentionDropout{
-        1 - dropout_p,
-        runtime::reserve_counters(std::nullopt, q.device().index(), launch::attention_dropout_counters(scores))};
+        1 - dropout_p, launch::reserve_philox_tiles(std::nullopt, q.device().index(), scores.numel(), /*bits=*/32)};
     // CPU scalars, as CUDA's fused kernels return them; the bits of the uint64 values.
     philox_seed = at::scalar_tensor(static_cast<int64_t>(dropout->state.seed), at::kLong);
     philox_offset = at::scalar_tensor(static_cast<int64_t>(dropout->state.offset), at::kLong);

@@ -38,10 +38,6 @@ void mask_args(KernelCall& call, const at::Tensor& scores, const at::Tensor& mas
 
 }  // namespace
 
-uint64_t attention_dropout_counters(const at::Tensor& scores) {
-  return 8 * philox_tiles(scores.numel(), 32);
-}
-
 void launch_attention_softmax(const at::Tensor& scores, const at::Tensor& lse, const at::Tensor& mask, bool causal,
                               int64_t heads, const std::optional<AttentionDropout>& dropout) {
   TORCH_INTERNAL_ASSERT(scores.is_contiguous() && scores.dim() == 3 && lse.is_contiguous());

@@ -19,9 +19,6 @@ struct AttentionDropout {
   runtime::PhiloxState state;
 };
 
-// The Philox counters dropout takes over `scores`.
-uint64_t attention_dropout_counters(const at::Tensor& scores);
-
 // scores -> probabilities in place (dropped, with dropout); lse [B * heads * L] gets each row's
 // logsumexp (of the probabilities before dropout).
 void launch_attention_softmax(const at::Tensor& scores, const at::Tensor& lse, const at::Tensor& mask, bool causal,

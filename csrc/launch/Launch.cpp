@@ -156,7 +156,8 @@ void KernelCall::launch_groups(size_t groups, size_t local) {
 }
 
 void KernelCall::launch_nd(const size_t global[3], const size_t local[3], cl_uint dims) {
-  const uint64_t limit = runtime::device_info(device_).max_parameter_size;
+  const runtime::DeviceInfo& info = runtime::device_info(device_);
+  const uint64_t limit = info.max_parameter_size;
   TORCH_CHECK(arg_bytes_ <= limit, "foo-cl: the arguments of kernel ", name_, " take ", arg_bytes_, " bytes, more than the ",
               limit, " foo:", static_cast<int>(device_), " accepts (CL_DEVICE_MAX_PARAMETER_SIZE)");
   runtime::CommandTrace traced(device_, trace_name_, runtime::CommandKind::kernel);
@@ -164,7 +165,7 @@ void KernelCall::launch_nd(const size_t global[3], const size_t local[3], cl_uin
                                             nullptr, traced.event());
   TORCH_CHECK(err == CL_SUCCESS, "foo-cl: launching kernel ", name_, " on foo:", static_cast<int>(device_),
               " failed with ", runtime::cl_error_name(err));
-  if (runtime::device_info(device_).type & CL_DEVICE_TYPE_CPU) runtime::map_loaded_kernel_code();
+  if (info.type & CL_DEVICE_TYPE_CPU) runtime::map_loaded_kernel_code();
 }
 
 at::Tensor dense_output(const at::Tensor& out) {

@@ -18,6 +18,11 @@ uint64_t philox_tiles(int64_t n, int bits) {
   return static_cast<uint64_t>((n + tile - 1) / tile);
 }
 
+runtime::PhiloxState reserve_philox_tiles(const std::optional<at::Generator>& gen, c10::DeviceIndex device, int64_t n,
+                                          int bits) {
+  return runtime::reserve_counters(gen, device, 8 * philox_tiles(n, bits));
+}
+
 namespace {
 
 // Runs `fill` on a contiguous tensor of out's shape: out itself, or a temporary copied into it.
@@ -48,7 +53,7 @@ void launch_random(const at::Tensor& out, const std::string& key, int bits, cons
     const c10::ScalarType param_type = float_accumulate_type(dense.scalar_type());
     const at::Tensor in = input.defined() ? input.to(param_type).expand(dense.sizes()).contiguous() : input;
     if (in.defined()) options += "-DWITH_INPUT ";
-    const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * philox_tiles(n, bits));
+    const runtime::PhiloxState state = reserve_philox_tiles(gen, device, n, bits);
     KernelCall call(device, key, "sample_contig", options);
     call.buffer(dense.data_ptr());
     if (in.defined()) call.buffer(in.data_ptr());
@@ -66,7 +71,7 @@ void launch_random_integers(const at::Tensor& out, uint64_t range, int64_t base,
     const c10::DeviceIndex device = dense.device().index();
     const std::string options =
         dtype_option("OUT", dense.scalar_type()) + index_option(n) + "-DBITS=" + std::to_string(bits) + " ";
-    const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * philox_tiles(n, bits));
+    const runtime::PhiloxState state = reserve_philox_tiles(gen, device, n, bits);
     KernelCall(device, "random/random", "sample_contig", options)
         .buffer(dense.data_ptr())
         .value(state.seed)
@@ -91,7 +96,7 @@ void launch_randperm(const at::Tensor& out, const std::optional<at::Generator>& 
   const int64_t chunk = ((n + groups - 1) / groups + 31) / 32 * 32;
   const std::string options = "-DBUCKET_BITS=" + std::to_string(kBucketBits) + " ";
   // 2n words: one per element for its bucket, one per slot for the shuffles.
-  const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * philox_tiles(2 * n, 32));
+  const runtime::PhiloxState state = reserve_philox_tiles(gen, device, 2 * n, 32);
   const size_t dealers[3] = {static_cast<size_t>(groups), 1, 1}, buckets[3] = {kBuckets, 1, 1}, one[3] = {1, 1, 1};
   const at::Tensor counts = at::empty({kBuckets * groups}, out.options());
   KernelCall(device, "random/randperm", "randperm_count", options)
@@ -127,7 +132,7 @@ void launch_dropout(const at::Tensor& out, const at::Tensor& mask, const at::Ten
   if (n == 0) return;
   const c10::DeviceGuard guard(out.device());
   const c10::DeviceIndex device = out.device().index();
-  const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * philox_tiles(n, 32));
+  const runtime::PhiloxState state = reserve_philox_tiles(gen, device, n, 32);
   const c10::ScalarType compute = out.scalar_type() == c10::kDouble ? c10::kDouble : c10::kFloat;
   KernelCall(device, "random/dropout", "dropout_contig", dtype_option("OUT", out.scalar_type()) + index_option(n))
       .buffer(out.data_ptr())
@@ -147,7 +152,7 @@ void launch_multinomial(const at::Tensor& out, const at::Tensor& cdf, const std:
   if (n == 0) return;
   const c10::DeviceGuard guard(out.device());
   const c10::DeviceIndex device = out.device().index();
-  const runtime::PhiloxState state = runtime::reserve_counters(gen, device, 8 * philox_tiles(n, 32));
+  const runtime::PhiloxState state = reserve_philox_tiles(gen, device, n, 32);
   KernelCall(device, "random/multinomial", "multinomial_contig",
              dtype_option("ACC", cdf.scalar_type()) + index_option(n))
       .buffer(out.data_ptr())

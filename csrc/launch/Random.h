@@ -3,6 +3,8 @@
 // so a non-contiguous tensor gets the values a contiguous one of its shape would.
 #pragma once
 
+#include "runtime/Generator.h"
+
 #include <ATen/core/Generator.h>
 #include <ATen/core/Tensor.h>
 
@@ -12,8 +14,13 @@
 namespace foo_cl::launch {
 
 // The tiles of draws a kernel takes for n elements: 32 elements (16 with 64-bit draws) per tile of
-// 8 Philox blocks, so it reserves 8 counters per tile (kernels_cl/random/philox.clh).
+// 8 Philox blocks (kernels_cl/random/philox.clh).
 uint64_t philox_tiles(int64_t n, int bits);
+
+// Reserves the counters of those tiles, 8 per tile, from `gen` (the default generator of `device`
+// when absent): where the kernel's draws start.
+runtime::PhiloxState reserve_philox_tiles(const std::optional<at::Generator>& gen, c10::DeviceIndex device, int64_t n,
+                                          int bits);
 
 // Fills `out` with the program `key` (random/uniform, random/normal, ...); s0 and s1 are the op's
 // parameters, passed as float (double for a float64 output). `bits` is 64 when an element needs

@@ -42,7 +42,6 @@ uint64_t fnv1a(const std::string& s, uint64_t seed = 1469598103934665603ull) {
   return h;
 }
 
-
 std::string build_log(cl_program program, cl_device_id device, size_t max_lines) {
   size_t n = 0;
   clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
