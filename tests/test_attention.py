@@ -1,15 +1,33 @@
-"""scaled_dot_product_attention on foo: the fused path (two products around one masked softmax,
-backward from the saved logsumexp) against the CPU for masks, causal windows, dtypes and layouts,
-its dropout, and the cases it leaves to PyTorch's math path (grouped-query attention, a backend
-limit)."""
+"""scaled_dot_product_attention on foo: the fused paths (composed: two products around one masked
+softmax; flash: blocked kernels with an online softmax), each pinned in turn, against the CPU for
+masks, causal windows, dtypes and layouts, their dropout, and the cases left to PyTorch's math path
+(grouped-query attention, a backend limit)."""
 
+import foo_cl
 import pytest
 import torch
 import torch.nn.functional as F
 from conftest import CAPABILITIES
+from torch.autograd import DeviceType
 from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.profiler import ProfilerActivity, profile
 
 FUSED = "ScaledDotProductFusedAttentionOverrideableBackward0"
+FAMILIES = ("attention", "attention_backward")
+PATHS = ["composed", "flash BM=4 BN=16"]
+
+
+def pin_path(candidate: str) -> None:
+    for family in FAMILIES:
+        foo_cl._C._tune_pin(family, candidate)
+
+
+@pytest.fixture(params=PATHS, autouse=True)
+def path(request):
+    """Every test runs on each path (the tuner would choose between them by timing)."""
+    pin_path(request.param)
+    yield request.param
+    pin_path("")
 
 
 def mask_of(kind: str, b: int, l: int, s: int) -> torch.Tensor | None:
@@ -71,6 +89,34 @@ def test_fused_attention_dtypes_match_cpu(dtype):
     torch.testing.assert_close(out.cpu().double(), expected, **tol)
     for got, want in zip(grads, expected_grads):
         torch.testing.assert_close(got.cpu().double(), want, **tol)
+
+
+@pytest.mark.parametrize("blocks", ["BM=2 BN=8", "BM=8 BN=8"])
+@pytest.mark.parametrize(("kind", "l", "s", "causal"), [("none", 19, 21, True), ("bool", 21, 19, False)])
+def test_other_flash_blocks_match_cpu(blocks, kind, l, s, causal):
+    pin_path(f"flash {blocks}")
+    torch.manual_seed(0)
+    q, k, v = torch.randn(2, 2, l, 16), torch.randn(2, 2, s, 16), torch.randn(2, 2, s, 4)
+    mask = mask_of(kind, 2, l, s)
+    out, grads = run("foo", q, k, v, mask, causal)
+    expected, expected_grads = run("cpu", q, k, v, mask, causal)
+    torch.testing.assert_close(out.cpu(), expected)
+    for got, want in zip(grads, expected_grads):
+        torch.testing.assert_close(got.cpu(), want)
+
+
+def test_the_pinned_path_runs_its_kernels(path):
+    q, k, v = (torch.randn(1, 2, 20, 8, device="foo", requires_grad=True) for _ in range(3))
+    run("foo", q, k, v, None, True)  # kernels built outside the profile
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.PrivateUse1]) as prof:
+        run("foo", q, k, v, None, True)
+    kernels = {e.key for e in prof.key_averages() if e.device_type == DeviceType.PrivateUse1}
+    if path == "composed":
+        expected = {"attention/attention:attention_softmax", "attention/attention:attention_grad_scores"}
+    else:
+        expected = {f"attention/flash:flash_{name}" for name in ("forward", "grad_query", "grad_key_value")}
+    assert expected <= kernels, sorted(kernels)
+    assert not any(name.startswith("attention/") for name in kernels - expected), sorted(kernels)
 
 
 def test_heads_transposed_from_a_projection_and_explicit_scale():

@@ -1,21 +1,16 @@
 // scaled_dot_product_attention on foo: PyTorch's SDPA asks the device which backend to take
-// (_fused_sdp_choice_stub); foo takes the overrideable one, implemented here as two products
-// (launch/Gemm.h) around one masked softmax launch (launch/Attention.h), which also applies dropout
-// (Philox draws the backward makes again from the saved seed and offset), and the backward from the
+// (_fused_sdp_choice_stub); foo takes the overrideable one, implemented by launch/Attention.h (the
+// composed path or the flash kernels, as the tuner timed them), with dropout through the Philox
+// generator (the backward draws again from the saved seed and offset) and the backward from the
 // saved logsumexp. Grouped-query attention and other ranks take PyTorch's math path.
-// NOTE: the score matrix is materialised ([B * H, L, S] floats); a blocked kernel with an online
-// softmax would avoid it.
 #include "launch/Attention.h"
-#include "launch/Gemm.h"
 #include "launch/Random.h"
 
 #include <ATen/Context.h>
 #include <ATen/SDPBackend.h>
 #include <ATen/native/transformers/attention.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/mul.h>
 #include <ATen/ops/scalar_tensor.h>
-#include <ATen/ops/sum.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
@@ -65,18 +60,19 @@ Tensor heads_as_batch(const Tensor& t) {
   return t.reshape({t.size(0) * t.size(1), t.size(2), t.size(3)});
 }
 
-Tensor scores_of(const Tensor& q, const Tensor& k, double scale) {
-  const Tensor scores = at::empty({q.size(0) * q.size(1), q.size(2), k.size(2)}, q.options().dtype(compute_of(q)));
-  launch::launch_gemm(scores, heads_as_batch(q), heads_as_batch(k).transpose(1, 2), Tensor(), scale, 0);
-  return scores;
-}
-
 void check_fusable(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p) {
   TORCH_CHECK(dropout_p >= 0 && dropout_p <= 1, "dropout probability has to be between 0 and 1, but got ", dropout_p);
   TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && k.size(1) == q.size(1) && v.size(1) == q.size(1),
               "foo-cl: the fused scaled_dot_product_attention takes [batch, heads, length, dim] query, key and value "
               "with as many heads each, got ",
               q.sizes(), ", ", k.sizes(), " and ", v.sizes());
+}
+
+// The launches' view of an attention: heads as batches.
+launch::Attention attention_of(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, bool causal,
+                               std::optional<double> scale, std::optional<launch::AttentionDropout> dropout) {
+  return {
+      heads_as_batch(q), heads_as_batch(k), heads_as_batch(v), mask, causal, q.size(1), scale_of(q, scale), dropout};
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Tensor, Tensor> attention(
@@ -88,20 +84,19 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Ten
               "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
   const c10::DeviceGuard guard(q.device());
   const int64_t B = q.size(0), H = q.size(1), L = q.size(2), S = k.size(2);
-  const Tensor scores = scores_of(q, k, scale_of(q, scale));
-  const Tensor lse = at::empty({B, H, L}, scores.options());
   std::optional<launch::AttentionDropout> dropout;
   Tensor philox_seed, philox_offset;
   if (dropout_p > 0) {
     dropout = launch::AttentionDropout{
-        1 - dropout_p, launch::reserve_philox_tiles(std::nullopt, q.device().index(), scores.numel(), /*bits=*/32)};
+        1 - dropout_p, launch::reserve_philox_tiles(std::nullopt, q.device().index(), B * H * L * S, /*bits=*/32)};
     // CPU scalars, as CUDA's fused kernels return them; the bits of the uint64 values.
     philox_seed = at::scalar_tensor(static_cast<int64_t>(dropout->state.seed), at::kLong);
     philox_offset = at::scalar_tensor(static_cast<int64_t>(dropout->state.offset), at::kLong);
   }
-  launch::launch_attention_softmax(scores, lse, mask_of(attn_bias, q, S), is_causal, H, dropout);
+  const Tensor lse = at::empty({B, H, L}, q.options().dtype(compute_of(q)));
   const Tensor out = at::empty({B, H, L, v.size(3)}, q.options());
-  launch::launch_gemm(heads_as_batch(out), scores, heads_as_batch(v), Tensor(), 1, 0);
+  launch::launch_attention(attention_of(q, k, v, mask_of(attn_bias, q, S), is_causal, scale, dropout),
+                           heads_as_batch(out), lse);
   return {out, lse, Tensor(), Tensor(), L, S, philox_seed, philox_offset, Tensor()};
 }
 
@@ -122,33 +117,17 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
   }
   const c10::DeviceGuard guard(q.device());
   const int64_t B = q.size(0), H = q.size(1), L = q.size(2), S = k.size(2);
-  const double sc = scale_of(q, scale);
-  const c10::ScalarType compute = compute_of(q);
-  const Tensor scores = scores_of(q, k, sc);
-  const Tensor d_out = heads_as_batch(grad_out);
-  const Tensor d_scores = at::empty(scores.sizes(), scores.options());
-  launch::launch_gemm(d_scores, d_out, heads_as_batch(v).transpose(1, 2), Tensor(), 1, 0);
-  const Tensor delta = at::mul(grad_out.to(compute), out.to(compute)).sum(-1).contiguous();
-  launch::launch_attention_grad_scores(
-      scores, d_scores, lse.contiguous(), delta,
-      mask_of(attn_bias.defined() ? std::optional<Tensor>(attn_bias) : std::nullopt, q, S), is_causal, H, dropout);
-  Tensor dq, dk, dv, d_bias;
-  if (grad_input_mask[0]) {
-    dq = at::empty(q.sizes(), q.options());
-    launch::launch_gemm(heads_as_batch(dq), d_scores, heads_as_batch(k), Tensor(), sc, 0);
-  }
-  if (grad_input_mask[1]) {
-    dk = at::empty(k.sizes(), k.options());
-    launch::launch_gemm(heads_as_batch(dk), d_scores.transpose(1, 2), heads_as_batch(q), Tensor(), sc, 0);
-  }
-  if (grad_input_mask[2]) {
-    dv = at::empty(v.sizes(), v.options());
-    launch::launch_gemm(heads_as_batch(dv), scores.transpose(1, 2), d_out, Tensor(), 1, 0);
-  }
-  if (grad_input_mask[3] && attn_bias.defined() && attn_bias.is_floating_point()) {
-    d_bias = d_scores.view({B, H, L, S}).sum_to_size(attn_bias.sizes()).to(attn_bias.scalar_type());
-  }
-  return {dq, dk, dv, d_bias};
+  const bool bias_grad = grad_input_mask[3] && attn_bias.defined() && attn_bias.is_floating_point();
+  const Tensor mask = mask_of(attn_bias.defined() ? std::optional<Tensor>(attn_bias) : std::nullopt, q, S);
+  const launch::AttentionGrads g = launch::launch_attention_backward(
+      attention_of(q, k, v, mask, is_causal, scale, dropout), heads_as_batch(grad_out), heads_as_batch(out),
+      lse.contiguous(), {grad_input_mask[0], grad_input_mask[1], grad_input_mask[2]}, bias_grad);
+  const auto as_input = [](const Tensor& grad, const Tensor& input) {
+    return grad.defined() ? grad.view(input.sizes()) : grad;
+  };
+  Tensor d_bias;
+  if (bias_grad) d_bias = g.d_scores.view({B, H, L, S}).sum_to_size(attn_bias.sizes()).to(attn_bias.scalar_type());
+  return {as_input(g.dq, q), as_input(g.dk, k), as_input(g.dv, v), d_bias};
 }
 
 }  // namespace

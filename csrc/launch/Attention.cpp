@@ -1,76 +1,296 @@
-// Attention's row-wise launches: the mask's strides and kind as arguments and build options, a
-// work-group per row for the softmax (one work-item on CPU devices).
+// Attention's launches. The composed path: the scores as one product, masked softmax (and dropout)
+// in place by a work-group per row (one work-item on CPU devices), and the output as a second
+// product; its backward recomputes the scores and turns their gradient around in one elementwise
+// launch. The flash path: kernels_cl/attention/flash.cl on contiguous compute-dtype copies of the
+// operands with K (and V) transposed. The tuner times the two per direction and shape class.
 #include "launch/Attention.h"
 
+#include "launch/Gemm.h"
 #include "launch/Launch.h"
 #include "launch/Random.h"
 #include "runtime/Device.h"
+#include "tune/Tuner.h"
 
+#include <ATen/ops/cat.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/sum.h>
 #include <c10/core/DeviceGuard.h>
+
+#include <string>
+#include <vector>
 
 namespace foo_cl::launch {
 namespace {
 
-std::string mask_options(const at::Tensor& scores, const at::Tensor& mask, bool causal,
-                         const std::optional<AttentionDropout>& dropout) {
-  std::string options = compute_option(scores.scalar_type());
-  if (causal) options += "-DCAUSAL ";
-  if (mask.defined()) options += mask.scalar_type() == c10::kBool ? "-DMASK_BOOL " : "-DMASK_ADD ";
-  if (dropout) options += "-DDROPOUT ";
+using at::Tensor;
+
+// Attention of fewer scores ([BH, L, S]) in all takes the composed path untimed.
+constexpr int64_t kTunedMinScores = int64_t(1) << 18;
+// The flash kernels keep BM query rows (and their outputs) per work-item in private arrays.
+constexpr int64_t kFlashMaxDim = 256;
+
+c10::ScalarType compute_of(const Attention& a) {
+  return compute_type(a.q.scalar_type());
+}
+
+std::string mask_options(const Attention& a) {
+  std::string options = compute_option(compute_of(a));
+  if (a.causal) options += "-DCAUSAL ";
+  if (a.mask.defined()) options += a.mask.scalar_type() == c10::kBool ? "-DMASK_BOOL " : "-DMASK_ADD ";
+  if (a.dropout) options += "-DDROPOUT ";
   return options;
 }
 
-// The keep probability as the draws compare it (float), and the kept elements' scale in the
-// scores' dtype, as random/dropout takes them.
-void dropout_args(KernelCall& call, const at::Tensor& scores, const std::optional<AttentionDropout>& dropout) {
-  if (!dropout) return;
-  call.value(dropout->state.seed).value(dropout->state.offset).value(static_cast<float>(dropout->keep));
-  call.scalar(dropout->keep == 0 ? 0. : 1. / dropout->keep, scores.scalar_type());
+// The mask (any buffer when there is none), the heads, L and S, and the mask's element strides.
+void mask_args(KernelCall& call, const Attention& a) {
+  call.buffer(a.mask.defined() ? a.mask.const_data_ptr() : a.q.const_data_ptr());
+  call.value(static_cast<uint64_t>(a.heads)).value(static_cast<uint64_t>(a.q.size(1)));
+  call.value(static_cast<uint64_t>(a.k.size(1)));
+  for (int d = 0; d < 4; ++d) call.value(static_cast<int64_t>(a.mask.defined() ? a.mask.stride(d) : 0));
 }
 
-// The mask (any buffer when there is none), the rows' shape and the mask's element strides.
-void mask_args(KernelCall& call, const at::Tensor& scores, const at::Tensor& mask, int64_t heads) {
-  call.buffer(mask.defined() ? mask.const_data_ptr() : scores.const_data_ptr());
-  call.value(static_cast<uint64_t>(heads)).value(static_cast<uint64_t>(scores.size(1)));
-  call.value(static_cast<uint64_t>(scores.size(2)));
-  for (int d = 0; d < 4; ++d) call.value(static_cast<int64_t>(mask.defined() ? mask.stride(d) : 0));
+// The keep probability as the draws compare it (float), and the kept elements' scale in the
+// compute dtype, as random/dropout takes them.
+void dropout_args(KernelCall& call, const Attention& a) {
+  if (!a.dropout) return;
+  call.value(a.dropout->state.seed).value(a.dropout->state.offset).value(static_cast<float>(a.dropout->keep));
+  call.scalar(a.dropout->keep == 0 ? 0. : 1. / a.dropout->keep, compute_of(a));
+}
+
+// ---- The composed path
+
+// q k^T * scale: [BH, L, S] in the compute dtype.
+Tensor scores_of(const Attention& a) {
+  const Tensor scores = at::empty({a.q.size(0), a.q.size(1), a.k.size(1)}, a.q.options().dtype(compute_of(a)));
+  launch_gemm(scores, a.q, a.k.transpose(1, 2), Tensor(), a.scale, 0);
+  return scores;
+}
+
+void composed_forward(const Attention& a, const Tensor& out, const Tensor& lse) {
+  const Tensor scores = scores_of(a);
+  const int64_t rows = scores.size(0) * scores.size(1);
+  if (rows > 0) {
+    const runtime::DeviceInfo& info = runtime::device_info(scores.device().index());
+    const size_t local = info.row_group_size;
+    KernelCall call(scores.device().index(), "attention/attention", "attention_softmax",
+                    mask_options(a) + "-DLOCAL_SIZE=" + std::to_string(local) +
+                        (local == 1 ? " -DVEC=" + std::to_string(info.vector_width) : ""));
+    call.buffer(scores.const_data_ptr()).buffer(lse.const_data_ptr());
+    mask_args(call, a);
+    call.value(static_cast<uint64_t>(rows));
+    dropout_args(call, a);
+    call.launch_groups(std::min<int64_t>(rows, static_cast<int64_t>(info.compute_units) * 64), local);
+  }
+  launch_gemm(out, scores, a.v, Tensor(), 1, 0);
+}
+
+AttentionGrads composed_backward(const Attention& a, const Tensor& grad_out, const Tensor& delta, const Tensor& lse,
+                                 std::array<bool, 3> wanted, bool with_scores) {
+  const Tensor scores = scores_of(a);
+  const Tensor d_scores = at::empty(scores.sizes(), scores.options());
+  launch_gemm(d_scores, grad_out, a.v.transpose(1, 2), Tensor(), 1, 0);
+  // dS from P and dP' in place of the scores and dP' (P' for dV over the scores).
+  const int64_t n = scores.numel();
+  if (n > 0) {
+    KernelCall call(scores.device().index(), "attention/attention", "attention_grad_scores",
+                    mask_options(a) + "-DLOCAL_SIZE=1 " + index_option(n));
+    call.buffer(scores.const_data_ptr()).buffer(d_scores.const_data_ptr());
+    call.buffer(lse.const_data_ptr()).buffer(delta.const_data_ptr());
+    mask_args(call, a);
+    call.count(n);
+    dropout_args(call, a);
+    call.launch(a.dropout ? static_cast<int64_t>(philox_tiles(n, 32)) : n);
+  }
+  AttentionGrads g;
+  if (wanted[0]) {
+    g.dq = at::empty(a.q.sizes(), a.q.options());
+    launch_gemm(g.dq, d_scores, a.k, Tensor(), a.scale, 0);
+  }
+  if (wanted[1]) {
+    g.dk = at::empty(a.k.sizes(), a.k.options());
+    launch_gemm(g.dk, d_scores.transpose(1, 2), a.q, Tensor(), a.scale, 0);
+  }
+  if (wanted[2]) {
+    g.dv = at::empty(a.v.sizes(), a.v.options());
+    launch_gemm(g.dv, scores.transpose(1, 2), grad_out, Tensor(), 1, 0);
+  }
+  if (with_scores) g.d_scores = d_scores;
+  return g;
+}
+
+// ---- The flash path
+
+// The widest vector of at most 16 elements that divides a row of d, 0 for none wider than 1.
+int row_vector(int64_t d) {
+  for (int w : {16, 8, 4, 2}) {
+    if (d % w == 0) return w;
+  }
+  return 0;
+}
+
+bool flash_fits(const Attention& a) {
+  const int64_t dqk = a.q.size(2), dv = a.v.size(2);
+  return row_vector(dqk) > 0 && row_vector(dv) > 0 && dqk <= kFlashMaxDim && dv <= kFlashMaxDim && a.q.size(1) > 0 &&
+         a.k.size(1) > 0;
+}
+
+// The operands as the flash kernels read them: contiguous in the compute dtype, and K and V
+// transposed ([BH, dim, padded]) with zeros past S.
+struct FlashOperands {
+  Tensor q, k, v, kt, vt;
+  int64_t padded;
+};
+
+Tensor transposed_padded(const Tensor& t, int64_t padded) {
+  const Tensor out = at::empty({t.size(0), t.size(2), padded}, t.options());
+  if (padded > t.size(1)) out.narrow(2, t.size(1), padded - t.size(1)).zero_();
+  out.narrow(2, 0, t.size(1)).copy_(t.transpose(1, 2));
+  return out;
+}
+
+FlashOperands flash_operands(const Attention& a, int bn, bool values_transposed) {
+  const c10::ScalarType compute = compute_of(a);
+  FlashOperands f;
+  f.q = a.q.to(compute).contiguous();
+  f.k = a.k.to(compute).contiguous();
+  f.v = a.v.to(compute).contiguous();
+  f.padded = (a.k.size(1) + bn - 1) / bn * bn;
+  f.kt = transposed_padded(f.k, f.padded);
+  if (values_transposed) f.vt = transposed_padded(f.v, f.padded);
+  return f;
+}
+
+// A flash kernel of `candidate` ("flash BM=4 BN=16") for `units` work units.
+KernelCall flash_call(const Attention& a, const tune::Candidate& candidate, const char* name, int64_t units) {
+  const int64_t dqk = a.q.size(2), dv = a.v.size(2);
+  return KernelCall(a.q.device().index(), "attention/flash", name,
+                    mask_options(a) + "-DDQK=" + std::to_string(dqk) + " -DDV=" + std::to_string(dv) +
+                        " -DBM=" + std::to_string(tune::param(candidate, "BM")) + " -DBN=" +
+                        std::to_string(tune::param(candidate, "BN")) + " -DVQ=" + std::to_string(row_vector(dqk)) +
+                        " -DVV=" + std::to_string(row_vector(dv)) + " " + index_option(units));
+}
+
+// The flash kernels' shared trailing arguments.
+void flash_args(KernelCall& call, const Attention& a, const FlashOperands& f, int64_t units) {
+  mask_args(call, a);
+  call.value(static_cast<uint64_t>(f.padded)).scalar(a.scale, compute_of(a)).count(units);
+  dropout_args(call, a);
+}
+
+int64_t query_blocks(const Attention& a, const tune::Candidate& candidate) {
+  const int bm = tune::param(candidate, "BM");
+  return a.q.size(0) * ((a.q.size(1) + bm - 1) / bm);
+}
+
+void flash_forward(const Attention& a, const tune::Candidate& candidate, const Tensor& out, const Tensor& lse) {
+  const FlashOperands f = flash_operands(a, tune::param(candidate, "BN"), /*values_transposed=*/false);
+  const Tensor result = out.scalar_type() == compute_of(a) ? dense_output(out) : at::empty(out.sizes(), f.v.options());
+  const int64_t units = query_blocks(a, candidate);
+  KernelCall call = flash_call(a, candidate, "flash_forward", units);
+  call.buffer(f.q.const_data_ptr()).buffer(f.kt.const_data_ptr()).buffer(f.v.const_data_ptr());
+  call.buffer(result.const_data_ptr()).buffer(lse.const_data_ptr());
+  flash_args(call, a, f, units);
+  call.launch(units);
+  copy_back(result, out);
+}
+
+AttentionGrads flash_backward(const Attention& a, const tune::Candidate& candidate, const Tensor& grad_out,
+                              const Tensor& delta, const Tensor& lse, std::array<bool, 3> wanted) {
+  const int bn = tune::param(candidate, "BN");
+  const FlashOperands f = flash_operands(a, bn, /*values_transposed=*/true);
+  const Tensor dout = grad_out.to(compute_of(a)).contiguous();
+  const Tensor dk = at::empty_like(f.k), dv = at::empty_like(f.v);
+  const int64_t key_units = a.k.size(0) * f.padded / bn;
+  KernelCall kv = flash_call(a, candidate, "flash_grad_key_value", key_units);
+  kv.buffer(f.q.const_data_ptr()).buffer(f.kt.const_data_ptr()).buffer(f.vt.const_data_ptr());
+  kv.buffer(dout.const_data_ptr()).buffer(lse.const_data_ptr()).buffer(delta.const_data_ptr());
+  kv.buffer(dk.const_data_ptr()).buffer(dv.const_data_ptr());
+  flash_args(kv, a, f, key_units);
+  kv.launch(key_units);
+  AttentionGrads g;
+  if (wanted[0]) {
+    const Tensor dq = at::empty_like(f.q);
+    const int64_t units = query_blocks(a, candidate);
+    KernelCall call = flash_call(a, candidate, "flash_grad_query", units);
+    call.buffer(f.q.const_data_ptr()).buffer(f.kt.const_data_ptr()).buffer(f.k.const_data_ptr());
+    call.buffer(f.vt.const_data_ptr()).buffer(dout.const_data_ptr()).buffer(lse.const_data_ptr());
+    call.buffer(delta.const_data_ptr()).buffer(dq.const_data_ptr());
+    flash_args(call, a, f, units);
+    call.launch(units);
+    g.dq = dq.to(a.q.scalar_type());
+  }
+  if (wanted[1]) g.dk = dk.to(a.k.scalar_type());
+  if (wanted[2]) g.dv = dv.to(a.v.scalar_type());
+  return g;
+}
+
+// ---- The choice
+
+// The composed path first (the default), then the flash kernels' query blocks and key tiles.
+std::vector<tune::Candidate> attention_candidates(const Attention& a) {
+  std::vector<tune::Candidate> out = {"composed"};
+  if (flash_fits(a)) {
+    for (const char* c : {"flash BM=4 BN=16", "flash BM=2 BN=8", "flash BM=8 BN=8"}) out.emplace_back(c);
+  }
+  return out;
+}
+
+std::string shape_class(const Attention& a, const char* direction) {
+  const char* mask = a.causal                             ? "causal"
+                     : !a.mask.defined()                  ? "none"
+                     : a.mask.scalar_type() == c10::kBool ? "bool"
+                                                          : "add";
+  return std::string(direction) + " " + c10::toString(a.q.scalar_type()) + " D=" + std::to_string(a.q.size(2)) + "x" +
+         std::to_string(a.v.size(2)) + " " + mask + (a.dropout ? " dropout " : " ") +
+         tune::bucket("BH", a.q.size(0), 1, 1024) + " " + tune::bucket("L", a.q.size(1), 16, 4096) + " " +
+         tune::bucket("S", a.k.size(1), 16, 4096);
+}
+
+bool tunable(const Attention& a) {
+  return a.q.size(0) * a.q.size(1) * a.k.size(1) >= kTunedMinScores;
+}
+
+void forward(const Attention& a, const tune::Candidate& candidate, const Tensor& out, const Tensor& lse) {
+  if (tune::is_variant(candidate, "flash")) return flash_forward(a, candidate, out, lse);
+  composed_forward(a, out, lse);
+}
+
+AttentionGrads backward(const Attention& a, const tune::Candidate& candidate, const Tensor& grad_out,
+                        const Tensor& delta, const Tensor& lse, std::array<bool, 3> wanted) {
+  if (tune::is_variant(candidate, "flash")) return flash_backward(a, candidate, grad_out, delta, lse, wanted);
+  return composed_backward(a, grad_out, delta, lse, wanted, /*with_scores=*/false);
 }
 
 }  // namespace
 
-void launch_attention_softmax(const at::Tensor& scores, const at::Tensor& lse, const at::Tensor& mask, bool causal,
-                              int64_t heads, const std::optional<AttentionDropout>& dropout) {
-  TORCH_INTERNAL_ASSERT(scores.is_contiguous() && scores.dim() == 3 && lse.is_contiguous());
-  const int64_t rows = scores.size(0) * scores.size(1);
-  if (rows == 0) return;
-  const c10::DeviceGuard guard(scores.device());
-  const runtime::DeviceInfo& info = runtime::device_info(scores.device().index());
-  const size_t local = info.row_group_size;
-  KernelCall call(scores.device().index(), "attention/attention", "attention_softmax",
-                  mask_options(scores, mask, causal, dropout) + "-DLOCAL_SIZE=" + std::to_string(local) +
-                      (local == 1 ? " -DVEC=" + std::to_string(info.vector_width) : ""));
-  call.buffer(scores.const_data_ptr()).buffer(lse.const_data_ptr());
-  mask_args(call, scores, mask, heads);
-  call.value(static_cast<uint64_t>(rows));
-  dropout_args(call, scores, dropout);
-  call.launch_groups(std::min<int64_t>(rows, static_cast<int64_t>(info.compute_units) * 64), local);
+void launch_attention(const Attention& a, const Tensor& out, const Tensor& lse) {
+  TORCH_INTERNAL_ASSERT(lse.is_contiguous());
+  const c10::DeviceGuard guard(a.q.device());
+  const std::string candidate = tune::choose(a.q.device().index(), "attention", shape_class(a, "forward"),
+                                             attention_candidates(a), tunable(a), [&](const tune::Candidate& c) {
+                                               const Tensor o = at::empty_like(out), l = at::empty_like(lse);
+                                               forward(a, c, o, l);
+                                               return o;
+                                             });
+  forward(a, candidate, out, lse);
 }
 
-void launch_attention_grad_scores(const at::Tensor& scores, const at::Tensor& grad, const at::Tensor& lse,
-                                  const at::Tensor& delta, const at::Tensor& mask, bool causal, int64_t heads,
-                                  const std::optional<AttentionDropout>& dropout) {
-  TORCH_INTERNAL_ASSERT(scores.is_contiguous() && grad.is_contiguous() && lse.is_contiguous() && delta.is_contiguous());
-  const int64_t n = scores.numel();
-  if (n == 0) return;
-  const c10::DeviceGuard guard(scores.device());
-  KernelCall call(scores.device().index(), "attention/attention", "attention_grad_scores",
-                  mask_options(scores, mask, causal, dropout) + "-DLOCAL_SIZE=1 " + index_option(n));
-  call.buffer(scores.const_data_ptr()).buffer(grad.const_data_ptr());
-  call.buffer(lse.const_data_ptr()).buffer(delta.const_data_ptr());
-  mask_args(call, scores, mask, heads);
-  call.count(n);
-  dropout_args(call, scores, dropout);
-  call.launch(dropout ? static_cast<int64_t>(philox_tiles(n, 32)) : n);
+AttentionGrads launch_attention_backward(const Attention& a, const Tensor& grad_out, const Tensor& out,
+                                         const Tensor& lse, std::array<bool, 3> wanted, bool d_scores) {
+  TORCH_INTERNAL_ASSERT(lse.is_contiguous());
+  const c10::DeviceGuard guard(a.q.device());
+  const c10::ScalarType compute = compute_of(a);
+  const Tensor delta = at::mul(grad_out.to(compute), out.to(compute)).sum(-1).contiguous();
+  if (d_scores) return composed_backward(a, grad_out, delta, lse, wanted, /*with_scores=*/true);
+  const std::string candidate = tune::choose(a.q.device().index(), "attention_backward", shape_class(a, "backward"),
+                                             attention_candidates(a), tunable(a), [&](const tune::Candidate& c) {
+                                               const AttentionGrads g =
+                                                   backward(a, c, grad_out, delta, lse, {true, true, true});
+                                               return at::cat({g.dq.flatten(), g.dk.flatten(), g.dv.flatten()});
+                                             });
+  return backward(a, candidate, grad_out, delta, lse, wanted);
 }
 
 }  // namespace foo_cl::launch

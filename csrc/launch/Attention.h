@@ -1,15 +1,17 @@
-// The row-wise launches of scaled_dot_product_attention (kernels_cl/attention/): masked softmax
-// of the scores with their logsumexp, and the scores' gradient. Scores are contiguous
-// [B * heads, L, S] of float or double; `mask` is undefined, boolean (true keeps a score) or
-// additive in the scores' dtype, expanded to [B, heads, L, S].
-// With dropout, the probabilities are dropped as random/dropout drops elements: score element e is
-// kept when Philox draw e from `state` is below `keep`, and then scaled by 1 / keep.
+// scaled_dot_product_attention's launches, on [B * heads, n, dim] views: the composed path (two
+// products around one masked softmax launch, the backward from the saved logsumexp) or the blocked
+// flash kernels (kernels_cl/attention/flash.cl: online softmax, no score matrix in memory), each
+// direction taking whichever the tuner timed faster for its shape class.
+// With dropout, probabilities are dropped as random/dropout drops elements: score element
+// e = row * S + key is kept when Philox draw e from `state` is below `keep`, and then scaled by
+// 1 / keep; the backward draws the same elements again.
 #pragma once
 
 #include "runtime/Generator.h"
 
 #include <ATen/core/Tensor.h>
 
+#include <array>
 #include <optional>
 
 namespace foo_cl::launch {
@@ -19,15 +21,29 @@ struct AttentionDropout {
   runtime::PhiloxState state;
 };
 
-// scores -> probabilities in place (dropped, with dropout); lse [B * heads * L] gets each row's
-// logsumexp (of the probabilities before dropout).
-void launch_attention_softmax(const at::Tensor& scores, const at::Tensor& lse, const at::Tensor& mask, bool causal,
-                              int64_t heads, const std::optional<AttentionDropout>& dropout);
+// One attention's operands: q [BH, L, DQK], k [BH, S, DQK] and v [BH, S, DV] of one dtype with any
+// strides; the mask undefined, boolean (true keeps a score) or additive in the compute dtype,
+// expanded to [B, heads, L, S].
+struct Attention {
+  at::Tensor q, k, v, mask;
+  bool causal;
+  int64_t heads;
+  double scale;
+  std::optional<AttentionDropout> dropout;
+};
 
-// scores -> probabilities P (dropped, with dropout), grad (dP', of the dropped ones) -> dS = P * (dP - delta),
-// from each row's lse and delta.
-void launch_attention_grad_scores(const at::Tensor& scores, const at::Tensor& grad, const at::Tensor& lse,
-                                  const at::Tensor& delta, const at::Tensor& mask, bool causal, int64_t heads,
-                                  const std::optional<AttentionDropout>& dropout);
+// out [BH, L, DV] in q's dtype, and lse [BH * L] (each row's logsumexp of the probabilities before
+// dropout, -inf for a row with nothing left) contiguous in the compute dtype.
+void launch_attention(const Attention& a, const at::Tensor& out, const at::Tensor& lse);
+
+struct AttentionGrads {
+  at::Tensor dq, dk, dv;  // in the inputs' dtype, each when wanted
+  at::Tensor d_scores;    // [BH, L, S] in the compute dtype, when asked for (an additive mask's gradient)
+};
+
+// The gradients from dO [BH, L, DV] and the forward's out and lse. Asking for `d_scores` takes the
+// composed path, which has them.
+AttentionGrads launch_attention_backward(const Attention& a, const at::Tensor& grad_out, const at::Tensor& out,
+                                         const at::Tensor& lse, std::array<bool, 3> wanted, bool d_scores);
 
 }  // namespace foo_cl::launch

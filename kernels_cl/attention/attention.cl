@@ -11,46 +11,11 @@
 // the dropped P' (for dV = P'^T dO) and takes dP' (dO V^T) through the same drops.
 // Build options: COMPUTE (float or double), LOCAL_SIZE, VEC (with LOCAL_SIZE 1), CAUSAL, MASK_BOOL or
 // MASK_ADD, DROPOUT, INDEX_T (attention_grad_scores).
-#include "compute.clh"
-#ifdef DROPOUT
-#include "random/philox.clh"
-#define FOO_DROPOUT_PARAMS , ulong seed, ulong offset, float p1m, ct keep_scale
-#else
-#define FOO_DROPOUT_PARAMS
-#endif
+#include "attention/attention.clh"
 
 #ifdef VEC
 typedef FOO_CAT(FOO_COMPUTE(COMPUTE), VEC) VT;  // a work-item walks its row with VEC-wide vectors (CPU devices)
 #endif
-
-#if defined(MASK_BOOL)
-typedef uchar mask_t;
-#else
-typedef ct mask_t;
-#endif
-
-// Score j of row `row` (query i) with the masks applied.
-inline ct foo_masked_score(ct v, ulong i, ulong j, __global const mask_t* mask_row, long mask_s) {
-#ifdef CAUSAL
-  if (j > i) return -INFINITY;
-#endif
-#if defined(MASK_BOOL)
-  if (!mask_row[j * mask_s]) return -INFINITY;
-#elif defined(MASK_ADD)
-  v += mask_row[j * mask_s];
-#endif
-  return v;
-}
-
-// The mask's row for score row `row`: the mask is addressed by element strides along batch, head,
-// query and key (zero along broadcast dims).
-#define FOO_MASK_ROW(row)                                                                                          \
-  (FOO_PTR(const mask_t, mask, mask_offset) + ((row) / L / heads) * mask_b + ((row) / L % heads) * mask_h + \
-   ((row) % L) * mask_l)
-
-#define FOO_MASK_PARAMS                                                                                  \
-  __global const char *mask, ulong mask_offset, ulong heads, ulong L, ulong S, long mask_b, long mask_h, \
-      long mask_l, long mask_s
 
 __kernel void attention_softmax(__global char* scores, ulong scores_offset, __global char* lse, ulong lse_offset,
                                 FOO_MASK_PARAMS, ulong rows FOO_DROPOUT_PARAMS) {

@@ -1,0 +1,285 @@
+// attention/flash: scaled_dot_product_attention as blocked kernels with an online softmax and no
+// score matrix in memory (FlashAttention-2, Dao 2023); csrc/launch/Attention.cpp times them against
+// the composed path (attention/attention between two products) and takes the faster.
+//
+// Scores are kept as BN-wide vectors along keys, for a tile of BN keys at a time:
+// - flash_forward: a work-item takes BM queries of one batch and head and walks the key tiles,
+//   keeping each query's running maximum m, sum l and output acc, rescaled as m grows; then
+//   out = acc / l and lse = m + log l (a row with nothing left gives zeros and -inf).
+// - flash_grad_query: BM queries again, P = exp(S - lse) recomputed per tile, and
+//   dQ = scale * sum_j dS_ij K_j with dS = P * (dP' - delta), dP' = (dO V^T) dropped as P' was.
+// - flash_grad_key_value: a work-item takes BN keys and walks the queries one at a time:
+//   dV = sum_i P'_ij dO_i and dK = scale * sum_i dS_ij Q_i.
+// Dropout and masks are those of attention/attention (attention.clh), so the paths agree draw for draw.
+//
+// Operands are contiguous in the compute dtype: q [BH, L, DQK], k [BH, S, DQK], v [BH, S, DV],
+// out and dO [BH, L, DV], lse and delta [BH * L]; kt [BH, DQK, SP] and vt [BH, DV, SP] are K and V
+// transposed, their rows padded with zeros to SP (a multiple of BN) so that a key tile is one load.
+// Build options: COMPUTE (float or double), DQK, DV, BM, BN (a vector width, 2 to 16), VQ and VV
+// (vector widths, 2 to 16, dividing DQK and DV), CAUSAL, MASK_BOOL or MASK_ADD, DROPOUT, INDEX_T.
+// NOTE: products are written `s += x * v`, not fma((vector)x, v, s): LLVM 15 (PoCL 3, Debian 12)
+// crashed in its loop-invariant code motion on the broadcast fma.
+#include "attention/attention.clh"
+
+#define FOO_VEC_(t, n) t##n
+#define FOO_VEC(t, n) FOO_VEC_(t, n)
+#define FOO_VLOAD(n, p) FOO_CAT(vload, n)(0, p)
+#define FOO_VSTORE(n, v, p) FOO_CAT(vstore, n)(v, 0, p)
+
+typedef FOO_VEC(FOO_COMPUTE(COMPUTE), BN) tile_t;  // one query's scores for a tile of keys
+typedef FOO_VEC(FOO_COMPUTE(COMPUTE), VQ) qk_t;    // VQ elements of a query or key row
+typedef FOO_VEC(FOO_COMPUTE(COMPUTE), VV) vo_t;    // VV elements of a value or output row
+
+
+inline ct foo_tile_max(tile_t s) {
+  ct a[BN];
+  FOO_VSTORE(BN, s, a);
+  ct m = a[0];
+  for (int c = 1; c < BN; ++c) m = fmax(m, a[c]);
+  return m;
+}
+
+inline ct foo_tile_sum(tile_t s) {
+  ct a[BN];
+  FOO_VSTORE(BN, s, a);
+  ct sum = 0;
+  for (int c = 0; c < BN; ++c) sum += a[c];
+  return sum;
+}
+
+// Query i's scores for keys j0 .. j0 + BN - 1 with the masks applied and keys from S on removed;
+// a tile wholly inside the kept scores is returned as it is.
+inline tile_t foo_mask_tile(tile_t s, ulong i, ulong j0, ulong S, __global const mask_t* mask_row, long mask_s) {
+#if !defined(MASK_BOOL) && !defined(MASK_ADD)
+#ifdef CAUSAL
+  if (j0 + BN - 1 <= i && j0 + BN <= S) return s;
+#else
+  if (j0 + BN <= S) return s;
+#endif
+#endif
+  ct a[BN];
+  FOO_VSTORE(BN, s, a);
+  for (int c = 0; c < BN; ++c) a[c] = j0 + c < S ? foo_masked_score(a[c], i, j0 + c, mask_row, mask_s) : -INFINITY;
+  return FOO_VLOAD(BN, a);
+}
+
+#ifdef DROPOUT
+// What dropout multiplies elements e0 .. e0 + BN - 1 by: keep_scale, or 0 for a dropped one.
+inline tile_t foo_drop_tile(ulong seed, ulong offset, ulong e0, float p1m, ct keep_scale) {
+  float u[32];
+  ulong t = e0 / 32;
+  foo_dropout_draws(seed, offset, t, u);
+  ct f[BN];
+  for (int c = 0; c < BN; ++c) {
+    if ((e0 + c) / 32 != t) foo_dropout_draws(seed, offset, ++t, u);
+    f[c] = u[(e0 + c) % 32] < p1m ? keep_scale : 0;
+  }
+  return FOO_VLOAD(BN, f);
+}
+#endif
+
+// s[r] = sum over d < D of rows[r * D + d] * t[d * SP ..]: BM rows against a tile of transposed keys
+// (or values).
+#define FOO_TILE_PRODUCTS(s, rows, D, t)                                 \
+  do {                                                                   \
+    for (int r = 0; r < BM; ++r) s[r] = 0;                               \
+    for (int d = 0; d < (D); ++d) {                                      \
+      const tile_t column = FOO_VLOAD(BN, (t) + d * SP);                 \
+      for (int r = 0; r < BM; ++r) s[r] += (rows)[r * (D) + d] * column; \
+    }                                                                    \
+  } while (0)
+
+// BM rows of a [BH, L, D] operand from row `first` into a private array (`scale` times), zeros past L.
+#define FOO_LOAD_ROWS(dst, src, first, count, D, scale)                                        \
+  for (int r = 0; r < BM; ++r)                                                                 \
+    for (int d = 0; d < (D); ++d) dst[r * (D) + d] = r < (count) ? (scale) * (src)[((first) + r) * (D) + d] : 0
+
+// The key tiles a block of queries i0 .. i0 + count - 1 sees: causal masking hides keys after the last.
+inline ulong foo_keys_seen(ulong i0, int count, ulong S) {
+#ifdef CAUSAL
+  return min(S, i0 + count);
+#else
+  return S;
+#endif
+}
+
+__kernel void flash_forward(__global const char* q_base, ulong q_offset, __global const char* kt_base, ulong kt_offset,
+                            __global const char* v_base, ulong v_offset, __global char* out_base, ulong out_offset,
+                            __global char* lse_base, ulong lse_offset, FOO_MASK_PARAMS, ulong SP, ct scale,
+                            INDEX_T units FOO_DROPOUT_PARAMS) {
+  __global const ct* q = FOO_PTR(const ct, q_base, q_offset);
+  __global const ct* kt = FOO_PTR(const ct, kt_base, kt_offset);
+  __global const ct* v = FOO_PTR(const ct, v_base, v_offset);
+  const ulong blocks = (L + BM - 1) / BM;
+  FOO_GRID_LOOP(unit, units) {
+    const ulong bh = unit / blocks, i0 = unit % blocks * BM, first = bh * L + i0;
+    const int count = min((ulong)BM, L - i0);
+    ct qs[BM * DQK];
+    FOO_LOAD_ROWS(qs, q, first, count, DQK, scale);
+    ct m[BM], l[BM];
+    vo_t acc[BM][DV / VV];
+    for (int r = 0; r < BM; ++r) {
+      m[r] = -INFINITY;
+      l[r] = 0;
+      for (int k = 0; k < DV / VV; ++k) acc[r][k] = 0;
+    }
+    const ulong end = foo_keys_seen(i0, count, S);
+    for (ulong j0 = 0; j0 < end; j0 += BN) {
+      tile_t s[BM];
+      FOO_TILE_PRODUCTS(s, qs, DQK, kt + bh * DQK * SP + j0);
+      ct p[BM][BN];
+      for (int r = 0; r < BM; ++r) {
+        const tile_t sr = r < count ? foo_mask_tile(s[r], i0 + r, j0, S, FOO_MASK_ROW(first + r), mask_s)
+                                     : (tile_t)(-INFINITY);
+        const ct mt = fmax(m[r], foo_tile_max(sr));
+        tile_t pr = 0;
+        if (mt != -INFINITY) {  // else nothing is kept yet
+          const ct alpha = exp(m[r] - mt);
+          pr = exp(sr - mt);
+          l[r] = l[r] * alpha + foo_tile_sum(pr);
+          m[r] = mt;
+          for (int k = 0; k < DV / VV; ++k) acc[r][k] *= alpha;
+#ifdef DROPOUT
+          pr *= foo_drop_tile(seed, offset, (first + r) * S + j0, p1m, keep_scale);
+#endif
+        }
+        FOO_VSTORE(BN, pr, p[r]);
+      }
+      const int keys = min((ulong)BN, S - j0);
+      for (int c = 0; c < keys; ++c) {
+        __global const ct* v_row = v + (bh * S + j0 + c) * DV;
+        for (int k = 0; k < DV / VV; ++k) {
+          const vo_t value = FOO_VLOAD(VV, v_row + k * VV);
+          for (int r = 0; r < BM; ++r) acc[r][k] += p[r][c] * value;
+        }
+      }
+    }
+    __global ct* out = FOO_PTR(ct, out_base, out_offset) + first * DV;
+    __global ct* lse = FOO_PTR(ct, lse_base, lse_offset) + first;
+    for (int r = 0; r < count; ++r) {
+      const ct inv = l[r] > 0 ? 1 / l[r] : 0;
+      for (int k = 0; k < DV / VV; ++k) FOO_VSTORE(VV, acc[r][k] * inv, out + r * DV + k * VV);
+      lse[r] = l[r] > 0 ? m[r] + log(l[r]) : -INFINITY;
+    }
+  }
+}
+
+// Query i's probabilities P for a key tile, and with dP (dO V^T) its scores' gradient dS, P' the
+// dropped probabilities into *kept.
+inline tile_t foo_grad_tile(tile_t s, tile_t dp, ct lse, ct delta, ulong i, ulong j0, ulong S,
+                            __global const mask_t* mask_row, long mask_s, tile_t drop, tile_t* kept) {
+  const tile_t p = lse == -INFINITY ? (tile_t)0 : exp(foo_mask_tile(s, i, j0, S, mask_row, mask_s) - lse);
+  *kept = p * drop;
+  return p * (dp * drop - delta);
+}
+
+#ifdef DROPOUT
+#define FOO_DROP(e0) foo_drop_tile(seed, offset, e0, p1m, keep_scale)
+#else
+#define FOO_DROP(e0) ((tile_t)1)
+#endif
+
+__kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __global const char* kt_base,
+                               ulong kt_offset, __global const char* k_base, ulong k_offset,
+                               __global const char* vt_base, ulong vt_offset, __global const char* dout_base,
+                               ulong dout_offset, __global const char* lse_base, ulong lse_offset,
+                               __global const char* delta_base, ulong delta_offset, __global char* dq_base,
+                               ulong dq_offset, FOO_MASK_PARAMS, ulong SP, ct scale,
+                               INDEX_T units FOO_DROPOUT_PARAMS) {
+  __global const ct* q = FOO_PTR(const ct, q_base, q_offset);
+  __global const ct* kt = FOO_PTR(const ct, kt_base, kt_offset);
+  __global const ct* k = FOO_PTR(const ct, k_base, k_offset);
+  __global const ct* vt = FOO_PTR(const ct, vt_base, vt_offset);
+  __global const ct* dout = FOO_PTR(const ct, dout_base, dout_offset);
+  __global const ct* lse = FOO_PTR(const ct, lse_base, lse_offset);
+  __global const ct* delta = FOO_PTR(const ct, delta_base, delta_offset);
+  const ulong blocks = (L + BM - 1) / BM;
+  FOO_GRID_LOOP(unit, units) {
+    const ulong bh = unit / blocks, i0 = unit % blocks * BM, first = bh * L + i0;
+    const int count = min((ulong)BM, L - i0);
+    ct qs[BM * DQK], dos[BM * DV];
+    FOO_LOAD_ROWS(qs, q, first, count, DQK, scale);
+    FOO_LOAD_ROWS(dos, dout, first, count, DV, 1);
+    qk_t acc[BM][DQK / VQ];
+    for (int r = 0; r < BM; ++r)
+      for (int d = 0; d < DQK / VQ; ++d) acc[r][d] = 0;
+    const ulong end = foo_keys_seen(i0, count, S);
+    for (ulong j0 = 0; j0 < end; j0 += BN) {
+      tile_t s[BM], dp[BM];
+      FOO_TILE_PRODUCTS(s, qs, DQK, kt + bh * DQK * SP + j0);
+      FOO_TILE_PRODUCTS(dp, dos, DV, vt + bh * DV * SP + j0);
+      ct ds[BM][BN];
+      for (int r = 0; r < BM; ++r) {
+        tile_t kept;
+        const tile_t g = r < count ? foo_grad_tile(s[r], dp[r], lse[first + r], delta[first + r], i0 + r, j0, S,
+                                                   FOO_MASK_ROW(first + r), mask_s, FOO_DROP((first + r) * S + j0),
+                                                   &kept)
+                                   : (tile_t)0;
+        FOO_VSTORE(BN, g, ds[r]);
+      }
+      const int keys = min((ulong)BN, S - j0);
+      for (int c = 0; c < keys; ++c) {
+        __global const ct* k_row = k + (bh * S + j0 + c) * DQK;
+        for (int d = 0; d < DQK / VQ; ++d) {
+          const qk_t key = FOO_VLOAD(VQ, k_row + d * VQ);
+          for (int r = 0; r < BM; ++r) acc[r][d] += ds[r][c] * key;
+        }
+      }
+    }
+    __global ct* dq = FOO_PTR(ct, dq_base, dq_offset) + first * DQK;
+    for (int r = 0; r < count; ++r)
+      for (int d = 0; d < DQK / VQ; ++d) FOO_VSTORE(VQ, acc[r][d] * scale, dq + r * DQK + d * VQ);
+  }
+}
+
+__kernel void flash_grad_key_value(__global const char* q_base, ulong q_offset, __global const char* kt_base,
+                                   ulong kt_offset, __global const char* vt_base, ulong vt_offset,
+                                   __global const char* dout_base, ulong dout_offset, __global const char* lse_base,
+                                   ulong lse_offset, __global const char* delta_base, ulong delta_offset,
+                                   __global char* dk_base, ulong dk_offset, __global char* dv_base, ulong dv_offset,
+                                   FOO_MASK_PARAMS, ulong SP, ct scale, INDEX_T units FOO_DROPOUT_PARAMS) {
+  __global const ct* q = FOO_PTR(const ct, q_base, q_offset);
+  __global const ct* kt = FOO_PTR(const ct, kt_base, kt_offset);
+  __global const ct* vt = FOO_PTR(const ct, vt_base, vt_offset);
+  __global const ct* dout = FOO_PTR(const ct, dout_base, dout_offset);
+  __global const ct* lse = FOO_PTR(const ct, lse_base, lse_offset);
+  __global const ct* delta = FOO_PTR(const ct, delta_base, delta_offset);
+  const ulong tiles = SP / BN;
+  FOO_GRID_LOOP(unit, units) {
+    const ulong bh = unit / tiles, j0 = unit % tiles * BN;
+    tile_t dkt[DQK], dvt[DV];  // dK and dV transposed: element d of the tile's keys
+    for (int d = 0; d < DQK; ++d) dkt[d] = 0;
+    for (int d = 0; d < DV; ++d) dvt[d] = 0;
+#ifdef CAUSAL
+    const ulong start = j0;  // earlier queries see none of the tile's keys
+#else
+    const ulong start = 0;
+#endif
+    for (ulong i = start; i < L; ++i) {
+      const ulong row = bh * L + i;
+      __global const ct* q_row = q + row * DQK;
+      __global const ct* do_row = dout + row * DV;
+      tile_t s = 0, dp = 0;
+      for (int d = 0; d < DQK; ++d) s += scale * q_row[d] * FOO_VLOAD(BN, kt + (bh * DQK + d) * SP + j0);
+      for (int d = 0; d < DV; ++d) dp += do_row[d] * FOO_VLOAD(BN, vt + (bh * DV + d) * SP + j0);
+      tile_t kept;
+      const tile_t ds =
+          foo_grad_tile(s, dp, lse[row], delta[row], i, j0, S, FOO_MASK_ROW(row), mask_s, FOO_DROP(row * S + j0), &kept);
+      for (int d = 0; d < DV; ++d) dvt[d] += kept * do_row[d];
+      for (int d = 0; d < DQK; ++d) dkt[d] += ds * q_row[d];
+    }
+    const int keys = min((ulong)BN, S - j0);
+    __global ct* dk = FOO_PTR(ct, dk_base, dk_offset) + (bh * S + j0) * DQK;
+    __global ct* dv = FOO_PTR(ct, dv_base, dv_offset) + (bh * S + j0) * DV;
+    for (int d = 0; d < DQK; ++d) {
+      ct a[BN];
+      FOO_VSTORE(BN, dkt[d] * scale, a);
+      for (int c = 0; c < keys; ++c) dk[c * DQK + d] = a[c];
+    }
+    for (int d = 0; d < DV; ++d) {
+      ct a[BN];
+      FOO_VSTORE(BN, dvt[d], a);
+      for (int c = 0; c < keys; ++c) dv[c * DV + d] = a[c];
+    }
+  }
+}
