@@ -3,7 +3,6 @@ softmax; flash: blocked kernels with an online softmax), each pinned in turn, ag
 masks, causal windows, dtypes and layouts, their dropout, and the cases left to PyTorch's math path
 (grouped-query attention, a backend limit)."""
 
-import foo_cl
 import pytest
 import torch
 import torch.nn.functional as F
@@ -11,6 +10,8 @@ from conftest import CAPABILITIES
 from torch.autograd import DeviceType
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.profiler import ProfilerActivity, profile
+
+import foo_cl
 
 FUSED = "ScaledDotProductFusedAttentionOverrideableBackward0"
 FAMILIES = ("attention", "attention_backward")
