@@ -115,7 +115,9 @@ def test_the_pinned_path_runs_its_kernels(path):
     if path == "composed":
         expected = {"attention/attention:attention_softmax", "attention/attention:attention_grad_scores"}
     else:
-        expected = {f"attention/flash:flash_{name}" for name in ("forward", "grad_query", "grad_key_value")}
+        expected = {
+            f"attention/flash:flash_{name}" for name in ("forward", "grad_query", "grad_key_value", "transpose")
+        }
     assert expected <= kernels, sorted(kernels)
     assert not any(name.startswith("attention/") for name in kernels - expected), sorted(kernels)
 
@@ -127,8 +129,9 @@ def test_heads_transposed_from_a_projection_and_explicit_scale():
     out, grads = run("foo", q, k, v, None, False, scale=0.3)
     expected, expected_grads = run("cpu", q, k, v, None, False, scale=0.3)
     torch.testing.assert_close(out.cpu(), expected)
+    # OpenCL lets exp be 3 ulp off (llvmpipe's is), and the flash path rescales by it as it goes.
     for got, want in zip(grads, expected_grads):
-        torch.testing.assert_close(got.cpu(), want)
+        torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=2e-5)
 
 
 def test_an_additive_mask_gets_its_gradient():

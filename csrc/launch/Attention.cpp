@@ -136,32 +136,6 @@ bool flash_fits(const Attention& a) {
          a.k.size(1) > 0;
 }
 
-// The operands as the flash kernels read them: contiguous in the compute dtype, and K and V
-// transposed ([BH, dim, padded]) with zeros past S.
-struct FlashOperands {
-  Tensor q, k, v, kt, vt;
-  int64_t padded;
-};
-
-Tensor transposed_padded(const Tensor& t, int64_t padded) {
-  const Tensor out = at::empty({t.size(0), t.size(2), padded}, t.options());
-  if (padded > t.size(1)) out.narrow(2, t.size(1), padded - t.size(1)).zero_();
-  out.narrow(2, 0, t.size(1)).copy_(t.transpose(1, 2));
-  return out;
-}
-
-FlashOperands flash_operands(const Attention& a, int bn, bool values_transposed) {
-  const c10::ScalarType compute = compute_of(a);
-  FlashOperands f;
-  f.q = a.q.to(compute).contiguous();
-  f.k = a.k.to(compute).contiguous();
-  f.v = a.v.to(compute).contiguous();
-  f.padded = (a.k.size(1) + bn - 1) / bn * bn;
-  f.kt = transposed_padded(f.k, f.padded);
-  if (values_transposed) f.vt = transposed_padded(f.v, f.padded);
-  return f;
-}
-
 // A flash kernel of `candidate` ("flash BM=4 BN=16") for `units` work units.
 KernelCall flash_call(const Attention& a, const tune::Candidate& candidate, const char* name, int64_t units) {
   const int64_t dqk = a.q.size(2), dv = a.v.size(2);
@@ -170,6 +144,41 @@ KernelCall flash_call(const Attention& a, const tune::Candidate& candidate, cons
                         " -DBM=" + std::to_string(tune::param(candidate, "BM")) + " -DBN=" +
                         std::to_string(tune::param(candidate, "BN")) + " -DVQ=" + std::to_string(row_vector(dqk)) +
                         " -DVV=" + std::to_string(row_vector(dv)) + " " + index_option(units));
+}
+
+// t [BH, S, dim] (in the compute dtype, any strides) as [BH, dim, padded] with zeros past S.
+Tensor transposed_padded(const Attention& a, const tune::Candidate& candidate, const Tensor& t, int64_t padded) {
+  const Tensor out = at::empty({t.size(0), t.size(2), padded}, t.options());
+  const int64_t units = t.size(0) * padded / tune::param(candidate, "BN");
+  KernelCall call = flash_call(a, candidate, "flash_transpose", units);
+  call.buffer(t.const_data_ptr()).value(t.stride(0)).value(t.stride(1)).value(t.stride(2));
+  call.buffer(out.const_data_ptr()).value(static_cast<uint64_t>(t.size(1))).value(static_cast<uint64_t>(t.size(2)));
+  call.value(static_cast<uint64_t>(padded)).count(units);
+  call.launch(units);
+  return out;
+}
+
+// The operands as the flash kernels read them: in the compute dtype, q (and in the backward k)
+// contiguous, and K and V transposed ([BH, dim, padded]) with zeros past S.
+struct FlashOperands {
+  Tensor q, k, v, kt, vt;
+  int64_t padded;
+};
+
+FlashOperands flash_operands(const Attention& a, const tune::Candidate& candidate, bool backward) {
+  const c10::ScalarType compute = compute_of(a);
+  const int bn = tune::param(candidate, "BN");
+  FlashOperands f;
+  f.q = a.q.to(compute).contiguous();
+  f.k = a.k.to(compute);
+  f.v = a.v.to(compute).contiguous();
+  f.padded = (a.k.size(1) + bn - 1) / bn * bn;
+  f.kt = transposed_padded(a, candidate, f.k, f.padded);
+  if (backward) {
+    f.k = f.k.contiguous();
+    f.vt = transposed_padded(a, candidate, f.v, f.padded);
+  }
+  return f;
 }
 
 // The flash kernels' shared trailing arguments.
@@ -185,7 +194,7 @@ int64_t query_blocks(const Attention& a, const tune::Candidate& candidate) {
 }
 
 void flash_forward(const Attention& a, const tune::Candidate& candidate, const Tensor& out, const Tensor& lse) {
-  const FlashOperands f = flash_operands(a, tune::param(candidate, "BN"), /*values_transposed=*/false);
+  const FlashOperands f = flash_operands(a, candidate, /*backward=*/false);
   const Tensor result = out.scalar_type() == compute_of(a) ? dense_output(out) : at::empty(out.sizes(), f.v.options());
   const int64_t units = query_blocks(a, candidate);
   KernelCall call = flash_call(a, candidate, "flash_forward", units);
@@ -199,7 +208,7 @@ void flash_forward(const Attention& a, const tune::Candidate& candidate, const T
 AttentionGrads flash_backward(const Attention& a, const tune::Candidate& candidate, const Tensor& grad_out,
                               const Tensor& delta, const Tensor& lse, std::array<bool, 3> wanted) {
   const int bn = tune::param(candidate, "BN");
-  const FlashOperands f = flash_operands(a, bn, /*values_transposed=*/true);
+  const FlashOperands f = flash_operands(a, candidate, /*backward=*/true);
   const Tensor dout = grad_out.to(compute_of(a)).contiguous();
   const Tensor dk = at::empty_like(f.k), dv = at::empty_like(f.v);
   const int64_t key_units = a.k.size(0) * f.padded / bn;

@@ -8,7 +8,7 @@
 //   out = acc / l and lse = m + log l (a row with nothing left gives zeros and -inf).
 // - flash_grad_query: BM queries again, P = exp(S - lse) recomputed per tile, and
 //   dQ = scale * sum_j dS_ij K_j with dS = P * (dP' - delta), dP' = (dO V^T) dropped as P' was.
-// - flash_grad_key_value: a work-item takes BN keys and walks the queries one at a time:
+// - flash_grad_key_value: a work-item takes BN keys and walks the queries BM at a time:
 //   dV = sum_i P'_ij dO_i and dK = scale * sum_i dS_ij Q_i.
 // Dropout and masks are those of attention/attention (attention.clh), so the paths agree draw for draw.
 //
@@ -25,27 +25,44 @@
 #define FOO_VEC(t, n) FOO_VEC_(t, n)
 #define FOO_VLOAD(n, p) FOO_CAT(vload, n)(0, p)
 #define FOO_VSTORE(n, v, p) FOO_CAT(vstore, n)(v, 0, p)
+// Loops over the BM rows or a row's vectors, unrolled so their arrays stay in registers.
+#define FOO_UNROLL _Pragma("unroll")
 
 typedef FOO_VEC(FOO_COMPUTE(COMPUTE), BN) tile_t;  // one query's scores for a tile of keys
 typedef FOO_VEC(FOO_COMPUTE(COMPUTE), VQ) qk_t;    // VQ elements of a query or key row
 typedef FOO_VEC(FOO_COMPUTE(COMPUTE), VV) vo_t;    // VV elements of a value or output row
 
 
-inline ct foo_tile_max(tile_t s) {
-  ct a[BN];
-  FOO_VSTORE(BN, s, a);
-  ct m = a[0];
-  for (int c = 1; c < BN; ++c) m = fmax(m, a[c]);
-  return m;
-}
-
-inline ct foo_tile_sum(tile_t s) {
-  ct a[BN];
-  FOO_VSTORE(BN, s, a);
-  ct sum = 0;
-  for (int c = 0; c < BN; ++c) sum += a[c];
-  return sum;
-}
+// A tile's largest score and its sum, folded in halves (BN 16 -> 8 -> 4 -> 2 -> 1).
+#define FOO_FOLD(name, combine)                          \
+  inline ct name(tile_t s) {                             \
+    FOLD_16_TO_8(s, combine)                             \
+    FOLD_8_TO_4(combine)                                 \
+    FOLD_4_TO_2(combine)                                 \
+    return combine(s2.x, s2.y);                          \
+  }
+#if BN == 16
+#define FOLD_16_TO_8(s, combine) const FOO_VEC(FOO_COMPUTE(COMPUTE), 8) s8 = combine(s.lo, s.hi);
+#elif BN == 8
+#define FOLD_16_TO_8(s, combine) const FOO_VEC(FOO_COMPUTE(COMPUTE), 8) s8 = s;
+#else
+#define FOLD_16_TO_8(s, combine)
+#endif
+#if BN >= 8
+#define FOLD_8_TO_4(combine) const FOO_VEC(FOO_COMPUTE(COMPUTE), 4) s4 = combine(s8.lo, s8.hi);
+#elif BN == 4
+#define FOLD_8_TO_4(combine) const FOO_VEC(FOO_COMPUTE(COMPUTE), 4) s4 = s;
+#else
+#define FOLD_8_TO_4(combine)
+#endif
+#if BN >= 4
+#define FOLD_4_TO_2(combine) const FOO_VEC(FOO_COMPUTE(COMPUTE), 2) s2 = combine(s4.lo, s4.hi);
+#else
+#define FOLD_4_TO_2(combine) const FOO_VEC(FOO_COMPUTE(COMPUTE), 2) s2 = s;
+#endif
+#define FOO_PLUS(a, b) ((a) + (b))
+FOO_FOLD(foo_tile_max, fmax)
+FOO_FOLD(foo_tile_sum, FOO_PLUS)
 
 // Query i's scores for keys j0 .. j0 + BN - 1 with the masks applied and keys from S on removed;
 // a tile wholly inside the kept scores is returned as it is.
@@ -82,10 +99,10 @@ inline tile_t foo_drop_tile(ulong seed, ulong offset, ulong e0, float p1m, ct ke
 // (or values).
 #define FOO_TILE_PRODUCTS(s, rows, D, t)                                 \
   do {                                                                   \
-    for (int r = 0; r < BM; ++r) s[r] = 0;                               \
+    FOO_UNROLL for (int r = 0; r < BM; ++r) s[r] = 0;                               \
     for (int d = 0; d < (D); ++d) {                                      \
       const tile_t column = FOO_VLOAD(BN, (t) + d * SP);                 \
-      for (int r = 0; r < BM; ++r) s[r] += (rows)[r * (D) + d] * column; \
+      FOO_UNROLL for (int r = 0; r < BM; ++r) s[r] += (rows)[r * (D) + d] * column; \
     }                                                                    \
   } while (0)
 
@@ -103,6 +120,25 @@ inline ulong foo_keys_seen(ulong i0, int count, ulong S) {
 #endif
 }
 
+// kt [BH, D, SP]: t [BH, S, D] (element strides) transposed, zeros from key S on; a work-item per
+// tile of BN keys.
+__kernel void flash_transpose(__global const char* t_base, ulong t_offset, long stride_bh, long stride_s,
+                              long stride_d, __global char* kt_base, ulong kt_offset, ulong S, ulong D, ulong SP,
+                              INDEX_T units) {
+  __global const ct* t = FOO_PTR(const ct, t_base, t_offset);
+  __global ct* kt = FOO_PTR(ct, kt_base, kt_offset);
+  const ulong tiles = SP / BN;
+  FOO_GRID_LOOP(unit, units) {
+    const ulong bh = unit / tiles, j0 = unit % tiles * BN;
+    __global const ct* first = t + bh * stride_bh + j0 * stride_s;
+    for (ulong d = 0; d < D; ++d) {
+      ct a[BN];
+      for (int c = 0; c < BN; ++c) a[c] = j0 + c < S ? first[c * stride_s + d * stride_d] : 0;
+      FOO_VSTORE(BN, FOO_VLOAD(BN, a), kt + (bh * D + d) * SP + j0);
+    }
+  }
+}
+
 __kernel void flash_forward(__global const char* q_base, ulong q_offset, __global const char* kt_base, ulong kt_offset,
                             __global const char* v_base, ulong v_offset, __global char* out_base, ulong out_offset,
                             __global char* lse_base, ulong lse_offset, FOO_MASK_PARAMS, ulong SP, ct scale,
@@ -118,17 +154,17 @@ __kernel void flash_forward(__global const char* q_base, ulong q_offset, __globa
     FOO_LOAD_ROWS(qs, q, first, count, DQK, scale);
     ct m[BM], l[BM];
     vo_t acc[BM][DV / VV];
-    for (int r = 0; r < BM; ++r) {
+    FOO_UNROLL for (int r = 0; r < BM; ++r) {
       m[r] = -INFINITY;
       l[r] = 0;
-      for (int k = 0; k < DV / VV; ++k) acc[r][k] = 0;
+      FOO_UNROLL for (int k = 0; k < DV / VV; ++k) acc[r][k] = 0;
     }
     const ulong end = foo_keys_seen(i0, count, S);
     for (ulong j0 = 0; j0 < end; j0 += BN) {
       tile_t s[BM];
       FOO_TILE_PRODUCTS(s, qs, DQK, kt + bh * DQK * SP + j0);
       ct p[BM][BN];
-      for (int r = 0; r < BM; ++r) {
+      FOO_UNROLL for (int r = 0; r < BM; ++r) {
         const tile_t sr = r < count ? foo_mask_tile(s[r], i0 + r, j0, S, FOO_MASK_ROW(first + r), mask_s)
                                      : (tile_t)(-INFINITY);
         const ct mt = fmax(m[r], foo_tile_max(sr));
@@ -138,7 +174,7 @@ __kernel void flash_forward(__global const char* q_base, ulong q_offset, __globa
           pr = exp(sr - mt);
           l[r] = l[r] * alpha + foo_tile_sum(pr);
           m[r] = mt;
-          for (int k = 0; k < DV / VV; ++k) acc[r][k] *= alpha;
+          FOO_UNROLL for (int k = 0; k < DV / VV; ++k) acc[r][k] *= alpha;
 #ifdef DROPOUT
           pr *= foo_drop_tile(seed, offset, (first + r) * S + j0, p1m, keep_scale);
 #endif
@@ -148,9 +184,9 @@ __kernel void flash_forward(__global const char* q_base, ulong q_offset, __globa
       const int keys = min((ulong)BN, S - j0);
       for (int c = 0; c < keys; ++c) {
         __global const ct* v_row = v + (bh * S + j0 + c) * DV;
-        for (int k = 0; k < DV / VV; ++k) {
+        FOO_UNROLL for (int k = 0; k < DV / VV; ++k) {
           const vo_t value = FOO_VLOAD(VV, v_row + k * VV);
-          for (int r = 0; r < BM; ++r) acc[r][k] += p[r][c] * value;
+          FOO_UNROLL for (int r = 0; r < BM; ++r) acc[r][k] += p[r][c] * value;
         }
       }
     }
@@ -201,15 +237,15 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
     FOO_LOAD_ROWS(qs, q, first, count, DQK, scale);
     FOO_LOAD_ROWS(dos, dout, first, count, DV, 1);
     qk_t acc[BM][DQK / VQ];
-    for (int r = 0; r < BM; ++r)
-      for (int d = 0; d < DQK / VQ; ++d) acc[r][d] = 0;
+    FOO_UNROLL for (int r = 0; r < BM; ++r)
+      FOO_UNROLL for (int d = 0; d < DQK / VQ; ++d) acc[r][d] = 0;
     const ulong end = foo_keys_seen(i0, count, S);
     for (ulong j0 = 0; j0 < end; j0 += BN) {
       tile_t s[BM], dp[BM];
       FOO_TILE_PRODUCTS(s, qs, DQK, kt + bh * DQK * SP + j0);
       FOO_TILE_PRODUCTS(dp, dos, DV, vt + bh * DV * SP + j0);
       ct ds[BM][BN];
-      for (int r = 0; r < BM; ++r) {
+      FOO_UNROLL for (int r = 0; r < BM; ++r) {
         tile_t kept;
         const tile_t g = r < count ? foo_grad_tile(s[r], dp[r], lse[first + r], delta[first + r], i0 + r, j0, S,
                                                    FOO_MASK_ROW(first + r), mask_s, FOO_DROP((first + r) * S + j0),
@@ -220,9 +256,9 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
       const int keys = min((ulong)BN, S - j0);
       for (int c = 0; c < keys; ++c) {
         __global const ct* k_row = k + (bh * S + j0 + c) * DQK;
-        for (int d = 0; d < DQK / VQ; ++d) {
+        FOO_UNROLL for (int d = 0; d < DQK / VQ; ++d) {
           const qk_t key = FOO_VLOAD(VQ, k_row + d * VQ);
-          for (int r = 0; r < BM; ++r) acc[r][d] += ds[r][c] * key;
+          FOO_UNROLL for (int r = 0; r < BM; ++r) acc[r][d] += ds[r][c] * key;
         }
       }
     }
@@ -231,6 +267,31 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
       for (int d = 0; d < DQK / VQ; ++d) FOO_VSTORE(VQ, acc[r][d] * scale, dq + r * DQK + d * VQ);
   }
 }
+
+// Adds the contributions of queries i0 .. i0 + count - 1 (rows `first` on, their q and dO rows at
+// q_rows and do_rows) to the key tile's dK and dV.
+#define FOO_KEY_VALUE_BLOCK(q_rows, do_rows)                                                                    \
+  do {                                                                                                          \
+    tile_t s[BM], dp[BM], ds[BM], kept[BM];                                                                     \
+    FOO_TILE_PRODUCTS(s, q_rows, DQK, kt + bh * DQK * SP + j0);                                                 \
+    FOO_TILE_PRODUCTS(dp, do_rows, DV, vt + bh * DV * SP + j0);                                                 \
+    FOO_UNROLL for (int r = 0; r < BM; ++r) {                                                                   \
+      kept[r] = ds[r] = 0;                                                                                      \
+      if (r < count)                                                                                            \
+        ds[r] = foo_grad_tile(s[r] * scale, dp[r], lse[first + r], delta[first + r], i0 + r, j0, S,             \
+                              FOO_MASK_ROW(first + r), mask_s, FOO_DROP((first + r) * S + j0), &kept[r]);       \
+    }                                                                                                           \
+    for (int d = 0; d < DV; ++d) {                                                                              \
+      tile_t sum = dvt[d];                                                                                      \
+      FOO_UNROLL for (int r = 0; r < BM; ++r) sum += kept[r] * (do_rows)[r * DV + d];                           \
+      dvt[d] = sum;                                                                                             \
+    }                                                                                                           \
+    for (int d = 0; d < DQK; ++d) {                                                                             \
+      tile_t sum = dkt[d];                                                                                      \
+      FOO_UNROLL for (int r = 0; r < BM; ++r) sum += ds[r] * (q_rows)[r * DQK + d];                             \
+      dkt[d] = sum;                                                                                             \
+    }                                                                                                           \
+  } while (0)
 
 __kernel void flash_grad_key_value(__global const char* q_base, ulong q_offset, __global const char* kt_base,
                                    ulong kt_offset, __global const char* vt_base, ulong vt_offset,
@@ -255,18 +316,17 @@ __kernel void flash_grad_key_value(__global const char* q_base, ulong q_offset, 
 #else
     const ulong start = 0;
 #endif
-    for (ulong i = start; i < L; ++i) {
-      const ulong row = bh * L + i;
-      __global const ct* q_row = q + row * DQK;
-      __global const ct* do_row = dout + row * DV;
-      tile_t s = 0, dp = 0;
-      for (int d = 0; d < DQK; ++d) s += scale * q_row[d] * FOO_VLOAD(BN, kt + (bh * DQK + d) * SP + j0);
-      for (int d = 0; d < DV; ++d) dp += do_row[d] * FOO_VLOAD(BN, vt + (bh * DV + d) * SP + j0);
-      tile_t kept;
-      const tile_t ds =
-          foo_grad_tile(s, dp, lse[row], delta[row], i, j0, S, FOO_MASK_ROW(row), mask_s, FOO_DROP(row * S + j0), &kept);
-      for (int d = 0; d < DV; ++d) dvt[d] += kept * do_row[d];
-      for (int d = 0; d < DQK; ++d) dkt[d] += ds * q_row[d];
+    for (ulong i0 = start; i0 < L; i0 += BM) {
+      const ulong first = bh * L + i0;
+      const int count = min((ulong)BM, L - i0);
+      if (count == BM) {
+        FOO_KEY_VALUE_BLOCK(q + first * DQK, dout + first * DV);
+      } else {  // the last block, through zero-padded copies
+        ct qs[BM * DQK], dos[BM * DV];
+        FOO_LOAD_ROWS(qs, q, first, count, DQK, 1);
+        FOO_LOAD_ROWS(dos, dout, first, count, DV, 1);
+        FOO_KEY_VALUE_BLOCK(qs, dos);
+      }
     }
     const int keys = min((ulong)BN, S - j0);
     __global ct* dk = FOO_PTR(ct, dk_base, dk_offset) + (bh * S + j0) * DQK;
