@@ -21,7 +21,7 @@ namespace {
 static_assert(sizeof(foo_gemm_shape) == 15 * sizeof(int64_t), "foo_gemm_shape: 15 int64 fields, no padding");
 
 // Products below this many multiply-adds take the default candidate untimed: launch costs dominate them.
-constexpr int64_t kTunedMinWork = int64_t(1) << 22;
+constexpr int64_t kTunedMinWork = int64_t(1) << 20;
 // The tuner times a class on the operands narrowed to at most this many columns, and to as many
 // rows (at least as many) and batches as keep the work near kTimedWork, so timing a 4096-wide
 // product takes milliseconds.

@@ -27,12 +27,23 @@ __kernel void copy_contig(__global char* dst, ulong dst_offset, __global const c
   FOO_GRID_LOOP(i, n) { FOO_STORE(DST, d, i, FOO_COPIED(s, i)); }
 }
 
+// A run along dim 0 with both strides one element (a transpose's rows) copies as a contiguous loop,
+// which the compiler vectorises.
 __kernel void copy_strided(__global char* dst, ulong dst_offset, __global const char* src, ulong src_offset,
                            foo_layout layout, INDEX_T n) {
+  const long dst_step = FOO_STRIDE(&layout, 0, 0), src_step = FOO_STRIDE(&layout, 1, 0);
   foo_walk w;
   for (foo_walk_begin(&layout, n, &w); w.i < w.end; foo_walk_next(&layout, &w)) {
+    const INDEX_T run = foo_walk_run(&layout, &w);
     __global dst_t* d = FOO_PTR(dst_t, dst, dst_offset + w.off[0]);
     __global const src_t* s = FOO_PTR(const src_t, src, src_offset + w.off[1]);
-    FOO_STORE(DST, d, 0, FOO_COPIED(s, 0));
+    if (dst_step == sizeof(dst_t) && src_step == sizeof(src_t)) {
+      for (INDEX_T k = 0; k < run; ++k) FOO_STORE(DST, d, k, FOO_COPIED(s, k));
+    } else {
+      for (INDEX_T k = 0; k < run; ++k) {
+        FOO_STORE(DST, FOO_PTR(dst_t, d, k * dst_step), 0, FOO_COPIED(FOO_PTR(const src_t, s, k * src_step), 0));
+      }
+    }
+    foo_walk_skip_run(&layout, &w);
   }
 }

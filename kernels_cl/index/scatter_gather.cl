@@ -19,7 +19,7 @@ __kernel void gather_strided(__global char* out, ulong out_offset, __global cons
                              __global const char* index, ulong index_offset, foo_layout L, long dim_stride,
                              INDEX_T n) {
   foo_walk w;
-  for (foo_walk_begin(&L, n, &w); w.i < w.end; foo_walk_next(&L, &w)) {
+  FOO_WALK(&L, n, w) {
     const long* off = w.off;
     const long k = *FOO_PTR(const long, index, index_offset + off[2]);
     *FOO_PTR(st, out, out_offset + off[0]) = *FOO_PTR(const st, self, self_offset + off[1] + k * dim_stride);
@@ -31,7 +31,7 @@ __kernel void scatter_strided(__global char* self, ulong self_offset, __global c
                               __global const char* index, ulong index_offset, foo_layout L, long dim_stride,
                               ulong value_bits, INDEX_T n) {
   foo_walk w;
-  for (foo_walk_begin(&L, n, &w); w.i < w.end; foo_walk_next(&L, &w)) {
+  FOO_WALK(&L, n, w) {
     const long* off = w.off;
     const long k = *FOO_PTR(const long, index, index_offset + off[2]);
     __global st* target = FOO_PTR(st, self, self_offset + off[0] + k * dim_stride);
