@@ -185,7 +185,12 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
                         compute_option(op.compute) + "-DKDIM=" + std::to_string(kept.size()) +
                         " -DRDIM=" + std::to_string(red.size()) + " -DLOCAL_SIZE=" + std::to_string(local) + " " +
                         prog.options;
-  if (cpu_device && red.size() == 1 && red[0].strides[0] == in_size && self.scalar_type() == op.compute) {
+  // Vectors along runs of the fastest reduced dim where it is contiguous, and long enough to pay for
+  // the run's offset.
+  constexpr int64_t kMinVectorRun = 64;
+  const Dim& fastest = red.back();  // row-major: the last reduced dim is the layout's dim 0
+  if (cpu_device && fastest.strides[0] == in_size && (red.size() == 1 || fastest.size >= kMinVectorRun) &&
+      self.scalar_type() == op.compute) {
     options += " -DVEC=" + std::to_string(info.vector_width);
   }
   const StridedLayout kept_layout = to_layout(kept), red_layout = to_layout(red);

@@ -8,21 +8,47 @@
 
 typedef FOO_STORAGE(DT) st;
 
+// A column-matrix row's output row y and depth z, tap (a, i, j) and volume plane (volume * channels + channel).
+typedef struct {
+  int y, z, j, i, a;
+  ulong plane;
+} foo_col_row;
+
+inline foo_col_row foo_col_row_of(ulong r, const foo_conv_shape* s) {
+  foo_col_row c;
+  c.y = (int)(r % s->out_h);
+  c.z = (int)((r / s->out_h) % s->out_d);
+  const ulong tap_plane = r / (s->out_h * s->out_d);  // plane * kd * kh * kw + tap
+  c.j = (int)(tap_plane % s->kw);
+  c.i = (int)((tap_plane / s->kw) % s->kh);
+  c.a = (int)((tap_plane / (s->kw * s->kh)) % s->kd);
+  c.plane = tap_plane / (s->kw * s->kh * s->kd);
+  return c;
+}
+
+inline void foo_col_row_next(foo_col_row* c, const foo_conv_shape* s) {
+  if (++c->y < (int)s->out_h) return;
+  c->y = 0;
+  if (++c->z < (int)s->out_d) return;
+  c->z = 0;
+  if (++c->j < (int)s->kw) return;
+  c->j = 0;
+  if (++c->i < (int)s->kh) return;
+  c->i = 0;
+  if (++c->a < (int)s->kd) return;
+  c->a = 0;
+  ++c->plane;
+}
+
 __kernel void im2col_contig(__global const char* image, ulong image_offset, __global char* cols, ulong cols_offset,
                             foo_conv_shape s, INDEX_T rows) {
   __global const st* in = FOO_PTR(const st, image, image_offset);
   __global st* out = FOO_PTR(st, cols, cols_offset);
-  const int out_w = (int)s.out_w, out_h = (int)s.out_h, out_d = (int)s.out_d;
-  const int kw = (int)s.kw, kh = (int)s.kh, kd = (int)s.kd;
+  const int out_w = (int)s.out_w;
   const int width = (int)s.width, height = (int)s.height, depth = (int)s.depth;
-  FOO_GRID_LOOP(r, rows) {
-    const int y = (int)(r % out_h);
-    const int z = (int)((r / out_h) % out_d);
-    const ulong tap_plane = r / ((ulong)out_h * out_d);  // (volume * channels + channel) * kd * kh * kw + tap
-    const int j = (int)(tap_plane % kw);
-    const int i = (int)((tap_plane / kw) % kh);
-    const int a = (int)((tap_plane / (kw * kh)) % kd);
-    const ulong plane = tap_plane / ((ulong)kw * kh * kd);
+  FOO_CARRY_LOOP(r, rows, foo_col_row, c, foo_col_row_of(r, &s), foo_col_row_next(&c, &s)) {
+    const int y = c.y, z = c.z, j = c.j, i = c.i, a = c.a;
+    const ulong plane = c.plane;
     const int d = z * (int)s.sd - (int)s.pd + a * (int)s.dd;
     const int h = y * (int)s.sh - (int)s.ph + i * (int)s.dh;
     __global st* dst = out + (ulong)r * out_w;

@@ -24,27 +24,25 @@ inline bool foo_window_holds(long o, long out_size, long size, long i) {
   return i >= foo_window_start(o, out_size, size) && i < foo_window_end(o, out_size, size);
 }
 
-// Output g's window: [*z0, *z1) x [*y0, *y1) x [*x0, *x1) of the volume *plane.
-inline void foo_adaptive_window(ulong g, const foo_pool_shape* s, ulong* plane, long* z0, long* z1, long* y0, long* y1,
-                                long* x0, long* x1) {
-  long oz, oy, ox;
-  foo_volume_coords(g, s->out_d, s->out_h, s->out_w, plane, &oz, &oy, &ox);
-  *z0 = foo_window_start(oz, s->out_d, s->depth);
-  *z1 = foo_window_end(oz, s->out_d, s->depth);
-  *y0 = foo_window_start(oy, s->out_h, s->height);
-  *y1 = foo_window_end(oy, s->out_h, s->height);
-  *x0 = foo_window_start(ox, s->out_w, s->width);
-  *x1 = foo_window_end(ox, s->out_w, s->width);
+// Output o's window: [*z0, *z1) x [*y0, *y1) x [*x0, *x1) of its volume.
+inline void foo_adaptive_window(foo_voxel o, const foo_pool_shape* s, long* z0, long* z1, long* y0, long* y1, long* x0,
+                                long* x1) {
+  *z0 = foo_window_start(o.z, s->out_d, s->depth);
+  *z1 = foo_window_end(o.z, s->out_d, s->depth);
+  *y0 = foo_window_start(o.y, s->out_h, s->height);
+  *y1 = foo_window_end(o.y, s->out_h, s->height);
+  *x0 = foo_window_start(o.x, s->out_w, s->width);
+  *x1 = foo_window_end(o.x, s->out_w, s->width);
 }
 
 __kernel void adaptive_avg_forward(__global const char* input, ulong input_offset, __global char* output,
                                    ulong output_offset, foo_pool_shape s, INDEX_T n) {
   __global const st* in = FOO_PTR(const st, input, input_offset);
   __global st* out = FOO_PTR(st, output, output_offset);
-  FOO_GRID_LOOP(g, n) {
-    ulong plane;
+  FOO_VOLUME_LOOP(g, n, s.out_d, s.out_h, s.out_w, o) {
+    const ulong plane = o.plane;
     long z0, z1, y0, y1, x0, x1;
-    foo_adaptive_window(g, &s, &plane, &z0, &z1, &y0, &y1, &x0, &x1);
+    foo_adaptive_window(o, &s, &z0, &z1, &y0, &y1, &x0, &x1);
     __global const st* p = in + plane * s.depth * s.height * s.width;
     ct sum = 0;
     for (long z = z0; z < z1; ++z) {
@@ -60,10 +58,9 @@ __kernel void adaptive_avg_backward(__global const char* grad_output, ulong grad
                                     __global char* grad_input, ulong grad_input_offset, foo_pool_shape s, INDEX_T n) {
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
-  FOO_GRID_LOOP(g, n) {
-    ulong plane;
-    long z, y, x;
-    foo_volume_coords(g, s.depth, s.height, s.width, &plane, &z, &y, &x);
+  FOO_VOLUME_LOOP(g, n, s.depth, s.height, s.width, v) {
+    const ulong plane = v.plane;
+    const long z = v.z, y = v.y, x = v.x;
     const ulong base = plane * s.out_d * s.out_h * s.out_w;
     ct sum = 0;
     for (long oz = 0; oz < s.out_d; ++oz) {
@@ -89,10 +86,10 @@ __kernel void adaptive_max_forward(__global const char* input, ulong input_offse
   __global const st* in = FOO_PTR(const st, input, input_offset);
   __global st* out = FOO_PTR(st, output, output_offset);
   __global long* idx = FOO_PTR(long, indices, indices_offset);
-  FOO_GRID_LOOP(g, n) {
-    ulong plane;
+  FOO_VOLUME_LOOP(g, n, s.out_d, s.out_h, s.out_w, o) {
+    const ulong plane = o.plane;
     long z0, z1, y0, y1, x0, x1;
-    foo_adaptive_window(g, &s, &plane, &z0, &z1, &y0, &y1, &x0, &x1);
+    foo_adaptive_window(o, &s, &z0, &z1, &y0, &y1, &x0, &x1);
     long best_index;
     const ct best = foo_window_max(in + plane * s.depth * s.height * s.width, &s, z0, z1 - z0, 1, y0, y1 - y0, 1, x0,
                                    x1 - x0, 1, (z0 * s.height + y0) * s.width + x0, &best_index);
@@ -107,10 +104,9 @@ __kernel void adaptive_max_backward(__global const char* grad_output, ulong grad
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
   __global const long* idx = FOO_PTR(const long, indices, indices_offset);
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
-  FOO_GRID_LOOP(g, n) {
-    ulong plane;
-    long z, y, x;
-    foo_volume_coords(g, s.depth, s.height, s.width, &plane, &z, &y, &x);
+  FOO_VOLUME_LOOP(g, n, s.depth, s.height, s.width, v) {
+    const ulong plane = v.plane;
+    const long z = v.z, y = v.y, x = v.x;
     const long position = (z * s.height + y) * s.width + x;
     const ulong base = plane * s.out_d * s.out_h * s.out_w;
     ct sum = 0;

@@ -41,10 +41,10 @@ __kernel void avg_pool_forward(__global const char* input, ulong input_offset, _
                                ulong output_offset, foo_pool_shape s, long divisor_override, INDEX_T n) {
   __global const st* in = FOO_PTR(const st, input, input_offset);
   __global st* out = FOO_PTR(st, output, output_offset);
-  FOO_GRID_LOOP(g, n) {
-    ulong plane;
-    long oz, oy, ox, z0, z1, y0, y1, x0, x1;
-    foo_volume_coords(g, s.out_d, s.out_h, s.out_w, &plane, &oz, &oy, &ox);
+  FOO_VOLUME_LOOP(g, n, s.out_d, s.out_h, s.out_w, v) {
+    const ulong plane = v.plane;
+    const long oz = v.z, oy = v.y, ox = v.x;
+    long z0, z1, y0, y1, x0, x1;
     __global const st* p = in + plane * s.depth * s.height * s.width;
     ct divisor, sum = 0;
     if (foo_avg_window(&s, oz, oy, ox, divisor_override, &z0, &z1, &y0, &y1, &x0, &x1, &divisor)) {
@@ -63,10 +63,10 @@ __kernel void avg_pool_backward(__global const char* grad_output, ulong grad_out
                                 ulong grad_input_offset, foo_pool_shape s, long divisor_override, INDEX_T n) {
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
-  FOO_GRID_LOOP(g, n) {
-    ulong plane;
-    long z, y, x, oz0, oz1, oy0, oy1, ox0, ox1;
-    foo_volume_coords(g, s.depth, s.height, s.width, &plane, &z, &y, &x);
+  FOO_VOLUME_LOOP(g, n, s.depth, s.height, s.width, v) {
+    const ulong plane = v.plane;
+    const long z = v.z, y = v.y, x = v.x;
+    long oz0, oz1, oy0, oy1, ox0, ox1;
     foo_reaching(z, s.kd, s.sd, s.pd, 1, s.out_d, &oz0, &oz1);
     foo_reaching(y, s.kh, s.sh, s.ph, 1, s.out_h, &oy0, &oy1);
     foo_reaching(x, s.kw, s.sw, s.pw, 1, s.out_w, &ox0, &ox1);

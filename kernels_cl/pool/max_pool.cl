@@ -25,10 +25,9 @@ __kernel void max_pool_forward(__global const char* input, ulong input_offset, _
   __global const st* in = FOO_PTR(const st, input, input_offset);
   __global st* out = FOO_PTR(st, output, output_offset);
   __global long* idx = FOO_PTR(long, indices, indices_offset);
-  FOO_GRID_LOOP(g, n) {
-    ulong plane;
-    long oz, oy, ox;
-    foo_volume_coords(g, s.out_d, s.out_h, s.out_w, &plane, &oz, &oy, &ox);
+  FOO_VOLUME_LOOP(g, n, s.out_d, s.out_h, s.out_w, v) {
+    const ulong plane = v.plane;
+    const long oz = v.z, oy = v.y, ox = v.x;
     const long z0 = oz * s.sd - s.pd, y0 = oy * s.sh - s.ph, x0 = ox * s.sw - s.pw;
     const long first = (foo_first_inside(z0, s.dd) * s.height + foo_first_inside(y0, s.dh)) * s.width +
                        foo_first_inside(x0, s.dw);
@@ -46,10 +45,9 @@ __kernel void max_pool_backward(__global const char* grad_output, ulong grad_out
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
   __global const long* idx = FOO_PTR(const long, indices, indices_offset);
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
-  FOO_GRID_LOOP(g, n) {
-    ulong plane;
-    long z, y, x;
-    foo_volume_coords(g, s.depth, s.height, s.width, &plane, &z, &y, &x);
+  FOO_VOLUME_LOOP(g, n, s.depth, s.height, s.width, v) {
+    const ulong plane = v.plane;
+    const long z = v.z, y = v.y, x = v.x;
     const long position = (z * s.height + y) * s.width + x;
     long oz0, oz1, oy0, oy1, ox0, ox1;
     foo_reaching(z, s.kd, s.sd, s.pd, s.dd, s.out_d, &oz0, &oz1);

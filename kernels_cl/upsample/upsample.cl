@@ -177,10 +177,9 @@ __kernel void upsample_forward(__global const char* input, ulong input_offset, _
                                scale_t scale_w, INDEX_T n) {
   __global const st* in = FOO_PTR(const st, input, input_offset);
   __global st* out = FOO_PTR(st, output, output_offset);
-  FOO_GRID_LOOP(g, n) {
-    ulong plane;
-    long oz, oy, ox;
-    foo_volume_coords(g, s.out_d, s.out_h, s.out_w, &plane, &oz, &oy, &ox);
+  FOO_VOLUME_LOOP(g, n, s.out_d, s.out_h, s.out_w, v) {
+    const ulong plane = v.plane;
+    const long oz = v.z, oy = v.y, ox = v.x;
     foo_taps tz, ty, tx;
     foo_output_taps(&s, oz, oy, ox, scale_d, scale_h, scale_w, &tz, &ty, &tx);
     __global const st* p = in + plane * s.in_d * s.in_h * s.in_w;
@@ -210,10 +209,10 @@ __kernel void upsample_backward(__global const char* grad_output, ulong grad_out
                                 scale_t scale_w, INDEX_T n) {
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
-  FOO_GRID_LOOP(g, n) {
-    ulong plane;
-    long iz, iy, ix, z0 = 0, z1 = 1, y0 = 0, y1 = 1, x0, x1;
-    foo_volume_coords(g, s.in_d, s.in_h, s.in_w, &plane, &iz, &iy, &ix);
+  FOO_VOLUME_LOOP(g, n, s.in_d, s.in_h, s.in_w, v) {
+    const ulong plane = v.plane;
+    const long iz = v.z, iy = v.y, ix = v.x;
+    long z0 = 0, z1 = 1, y0 = 0, y1 = 1, x0, x1;
 #if DIMS == 3
     foo_nearest_run(iz, scale_d, s.in_d, s.out_d, &z0, &z1);
 #endif
@@ -237,10 +236,9 @@ __kernel void upsample_backward(__global const char* grad_output, ulong grad_out
                                 scale_t scale_w, INDEX_T n) {
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
-  FOO_GRID_LOOP(g, n) {
-    ulong plane;
-    long oz, oy, ox;
-    foo_volume_coords(g, s.out_d, s.out_h, s.out_w, &plane, &oz, &oy, &ox);
+  FOO_VOLUME_LOOP(g, n, s.out_d, s.out_h, s.out_w, v) {
+    const ulong plane = v.plane;
+    const long oz = v.z, oy = v.y, ox = v.x;
     foo_taps tz, ty, tx;
     foo_output_taps(&s, oz, oy, ox, scale_d, scale_h, scale_w, &tz, &ty, &tx);
     const ct d = FOO_CONVERT(DT, FOO_LOAD(DT, gout, g));
