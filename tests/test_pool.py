@@ -10,6 +10,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from conftest import (
+    CAPABILITIES,
     FLOAT_DTYPES,
     FOO,
     INT_DTYPES,
@@ -93,6 +94,21 @@ def test_max_pool2d_dtypes_match_cpu(dtype):
         x[0, 1, 1::2] = info.max
     for case in ("kernel_3_stride_2_padding_1", "ceil_mode"):
         assert_pool_matches_cpu(x, case)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dtype_id)
+def test_max_pool2d_of_2x2_windows_eight_at_a_time_matches_cpu(dtype):
+    """CPU devices take 2x2 windows of stride 2 eight outputs at a time: rows of 18 outputs (two blocks and a
+    tail, an odd input width) with ties, NaN and infinities."""
+    if dtype == torch.float64 and not CAPABILITIES["fp64"]:
+        pytest.skip("the device has no float64")
+    x = torch.randint(0, 3, (2, 3, 9, 37), generator=torch.Generator().manual_seed(0)).to(dtype)
+    x[0, 0, :4, :20] = math.nan
+    x[0, 1, 2, ::3] = math.nan
+    x[1, 0] = -math.inf
+    x[1, 1, 3, 4] = math.inf
+    assert_pool_matches_cpu(x, "kernel_2")
+    check_gradients(lambda x: pool(x, "kernel_2")[0], [randn(2, 3, 9, 37, dtype=dtype)])
 
 
 def test_max_pool2d_of_unbatched_input_matches_cpu():

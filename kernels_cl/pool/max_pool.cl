@@ -4,7 +4,8 @@
 // element gathers the gradients of the outputs whose index is its own position, in CPU's order
 // (no atomics); when windows cannot overlap, each output instead writes its gradient at its index
 // into a zeroed grad_input (an input then belongs to at most one window: no two outputs of the
-// forward share an index). Build options: DT, INDEX_T, COMPUTE_IS_FLOAT.
+// forward share an index). max_pool_2x2 takes 2x2 windows of stride 2 eight outputs at a time
+// (CPU devices). Build options: DT, INDEX_T, COMPUTE_IS_FLOAT, WINDOW_2X2.
 #include "common.clh"
 
 typedef FOO_STORAGE(DT) st;
@@ -38,6 +39,55 @@ __kernel void max_pool_forward(__global const char* input, ulong input_offset, _
     idx[g] = best_index;
   }
 }
+
+#ifdef WINDOW_2X2
+typedef FOO_CAT(FOO_COMPUTE(DT), 8) ct8;
+typedef FOO_CAT(FOO_COMPUTE(DT), 16) ct16;
+#define FOO_MASK8_float int8
+#define FOO_MASK8_double long8
+typedef FOO_CAT(FOO_MASK8_, DT) mask8;  // what comparing two ct8 gives
+
+// Takes v where it is larger than best, or NaN (CPU's rule), with its positions.
+#define FOO_TAKE(v, at)                                      \
+  do {                                                       \
+    const ct8 v_ = (v);                                      \
+    const mask8 take_ = v_ > best || isnan(v_);             \
+    best = select(best, v_, take_);                          \
+    position = select(position, (at), convert_long8(take_)); \
+  } while (0)
+
+// 2-d windows of 2x2 with stride 2 and no padding (DT float or double): a work-item takes rows of
+// outputs, eight outputs at a time from two rows of sixteen inputs.
+__kernel void max_pool_2x2(__global const char* input, ulong input_offset, __global char* output, ulong output_offset,
+                           __global char* indices, ulong indices_offset, foo_pool_shape s, INDEX_T rows) {
+  __global const st* in = FOO_PTR(const st, input, input_offset);
+  __global st* out = FOO_PTR(st, output, output_offset);
+  __global long* idx = FOO_PTR(long, indices, indices_offset);
+  FOO_GRID_LOOP(row, rows) {
+    const ulong plane = row / s.out_h;
+    const long y = row % s.out_h * 2;
+    __global const st* volume = in + plane * s.height * s.width;
+    __global const st* top = volume + y * s.width;
+    long ox = 0;
+    for (; ox + 8 <= s.out_w; ox += 8) {
+      const ct16 a = vload16(0, top + 2 * ox), b = vload16(0, top + s.width + 2 * ox);
+      const long8 first = (long8)(y * s.width + 2 * ox) + (long8)(0, 2, 4, 6, 8, 10, 12, 14);
+      ct8 best = a.even;
+      long8 position = first;
+      FOO_TAKE(a.odd, first + 1);
+      FOO_TAKE(b.even, first + s.width);
+      FOO_TAKE(b.odd, first + s.width + 1);
+      vstore8(best, 0, out + row * s.out_w + ox);
+      vstore8(position, 0, idx + row * s.out_w + ox);
+    }
+    for (; ox < s.out_w; ++ox) {
+      long position;
+      out[row * s.out_w + ox] = foo_window_max(volume, &s, 0, 1, 1, y, 2, 1, 2 * ox, 2, 1, y * s.width + 2 * ox, &position);
+      idx[row * s.out_w + ox] = position;
+    }
+  }
+}
+#endif
 
 __kernel void max_pool_backward(__global const char* grad_output, ulong grad_output_offset,
                                 __global const char* indices, ulong indices_offset, __global char* grad_input,
