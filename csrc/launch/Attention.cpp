@@ -237,12 +237,16 @@ AttentionGrads flash_backward(const Attention& a, const tune::Candidate& candida
 
 // ---- The choice
 
-// The composed path first (the default), then the flash kernels' query blocks and key tiles.
+// The default first: on CPU-class devices the flash kernels (fewer launches and no score matrix:
+// 2.4x faster than the composed path for GPT-style 4 heads of 32 tokens, measured on PoCL),
+// elsewhere the composed path, whose products take the GEMM's local-memory tiles.
 std::vector<tune::Candidate> attention_candidates(const Attention& a) {
-  std::vector<tune::Candidate> out = {"composed"};
+  std::vector<tune::Candidate> out;
   if (flash_fits(a)) {
     for (const char* c : {"flash BM=4 BN=16", "flash BM=2 BN=8", "flash BM=8 BN=8"}) out.emplace_back(c);
   }
+  const bool flash_first = !out.empty() && runtime::device_info(a.q.device().index()).cpu_class;
+  out.insert(flash_first ? out.begin() + 1 : out.begin(), "composed");
   return out;
 }
 

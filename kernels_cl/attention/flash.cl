@@ -81,18 +81,32 @@ inline tile_t foo_mask_tile(tile_t s, ulong i, ulong j0, ulong S, __global const
 }
 
 #ifdef DROPOUT
-// What dropout multiplies elements e0 .. e0 + BN - 1 by: keep_scale, or 0 for a dropped one.
-inline tile_t foo_drop_tile(ulong seed, ulong offset, ulong e0, float p1m, ct keep_scale) {
+// A row's last tile of 32 draws: consecutive key tiles of a row share one when BN is 16 or less.
+typedef struct {
+  ulong t;
   float u[32];
-  ulong t = e0 / 32;
-  foo_dropout_draws(seed, offset, t, u);
+} foo_draws;
+
+// What dropout multiplies elements e0 .. e0 + BN - 1 by: keep_scale, or 0 for a dropped one.
+inline tile_t foo_drop_tile(ulong seed, ulong offset, ulong e0, float p1m, ct keep_scale, foo_draws* d) {
   ct f[BN];
   for (int c = 0; c < BN; ++c) {
-    if ((e0 + c) / 32 != t) foo_dropout_draws(seed, offset, ++t, u);
-    f[c] = u[(e0 + c) % 32] < p1m ? keep_scale : 0;
+    const ulong t = (e0 + c) / 32;
+    if (t != d->t) {
+      foo_dropout_draws(seed, offset, t, d->u);
+      d->t = t;
+    }
+    f[c] = d->u[(e0 + c) % 32] < p1m ? keep_scale : 0;
   }
   return FOO_VLOAD(BN, f);
 }
+#define FOO_DRAWS(name) \
+  foo_draws name[BM];   \
+  for (int k_ = 0; k_ < BM; ++k_) name[k_].t = (ulong)-1
+#define FOO_DROP(e0, draws) foo_drop_tile(seed, offset, e0, p1m, keep_scale, draws)
+#else
+#define FOO_DRAWS(name)
+#define FOO_DROP(e0, draws) ((tile_t)1)
 #endif
 
 // s[r] = sum over d < D of rows[r * D + d] * t[d * SP ..]: BM rows against a tile of transposed keys
@@ -159,6 +173,7 @@ __kernel void flash_forward(__global const char* q_base, ulong q_offset, __globa
       l[r] = 0;
       FOO_UNROLL for (int k = 0; k < DV / VV; ++k) acc[r][k] = 0;
     }
+    FOO_DRAWS(draws);
     const ulong end = foo_keys_seen(i0, count, S);
     for (ulong j0 = 0; j0 < end; j0 += BN) {
       tile_t s[BM];
@@ -175,9 +190,7 @@ __kernel void flash_forward(__global const char* q_base, ulong q_offset, __globa
           l[r] = l[r] * alpha + foo_tile_sum(pr);
           m[r] = mt;
           FOO_UNROLL for (int k = 0; k < DV / VV; ++k) acc[r][k] *= alpha;
-#ifdef DROPOUT
-          pr *= foo_drop_tile(seed, offset, (first + r) * S + j0, p1m, keep_scale);
-#endif
+          pr *= FOO_DROP((first + r) * S + j0, &draws[r]);
         }
         FOO_VSTORE(BN, pr, p[r]);
       }
@@ -209,12 +222,6 @@ inline tile_t foo_grad_tile(tile_t s, tile_t dp, ct lse, ct delta, ulong i, ulon
   return p * (dp * drop - delta);
 }
 
-#ifdef DROPOUT
-#define FOO_DROP(e0) foo_drop_tile(seed, offset, e0, p1m, keep_scale)
-#else
-#define FOO_DROP(e0) ((tile_t)1)
-#endif
-
 __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __global const char* kt_base,
                                ulong kt_offset, __global const char* k_base, ulong k_offset,
                                __global const char* vt_base, ulong vt_offset, __global const char* dout_base,
@@ -239,6 +246,7 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
     qk_t acc[BM][DQK / VQ];
     FOO_UNROLL for (int r = 0; r < BM; ++r)
       FOO_UNROLL for (int d = 0; d < DQK / VQ; ++d) acc[r][d] = 0;
+    FOO_DRAWS(draws);
     const ulong end = foo_keys_seen(i0, count, S);
     for (ulong j0 = 0; j0 < end; j0 += BN) {
       tile_t s[BM], dp[BM];
@@ -248,7 +256,7 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
       FOO_UNROLL for (int r = 0; r < BM; ++r) {
         tile_t kept;
         const tile_t g = r < count ? foo_grad_tile(s[r], dp[r], lse[first + r], delta[first + r], i0 + r, j0, S,
-                                                   FOO_MASK_ROW(first + r), mask_s, FOO_DROP((first + r) * S + j0),
+                                                   FOO_MASK_ROW(first + r), mask_s, FOO_DROP((first + r) * S + j0, &draws[r]),
                                                    &kept)
                                    : (tile_t)0;
         FOO_VSTORE(BN, g, ds[r]);
@@ -273,13 +281,14 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
 #define FOO_KEY_VALUE_BLOCK(q_rows, do_rows)                                                                    \
   do {                                                                                                          \
     tile_t s[BM], dp[BM], ds[BM], kept[BM];                                                                     \
+    FOO_DRAWS(draws);                                                                                           \
     FOO_TILE_PRODUCTS(s, q_rows, DQK, kt + bh * DQK * SP + j0);                                                 \
     FOO_TILE_PRODUCTS(dp, do_rows, DV, vt + bh * DV * SP + j0);                                                 \
     FOO_UNROLL for (int r = 0; r < BM; ++r) {                                                                   \
       kept[r] = ds[r] = 0;                                                                                      \
       if (r < count)                                                                                            \
         ds[r] = foo_grad_tile(s[r] * scale, dp[r], lse[first + r], delta[first + r], i0 + r, j0, S,             \
-                              FOO_MASK_ROW(first + r), mask_s, FOO_DROP((first + r) * S + j0), &kept[r]);       \
+                              FOO_MASK_ROW(first + r), mask_s, FOO_DROP((first + r) * S + j0, &draws[r]), &kept[r]);       \
     }                                                                                                           \
     for (int d = 0; d < DV; ++d) {                                                                              \
       tile_t sum = dvt[d];                                                                                      \
