@@ -2,6 +2,7 @@
 // runtime (allocator, guard, hooks) and every foo kernel through static initialisers.
 #include "aten/Fallback.h"
 #include "distributed/GlooBackend.h"
+#include "launch/Attention.h"
 #include "launch/Clblast.h"
 #include "launch/Gemm.h"
 #include "launch/Launch.h"
@@ -246,6 +247,9 @@ PYBIND11_MODULE(_C, m) {
   m.def("_tune_clear", [](int index) { tune::clear(static_cast<c10::DeviceIndex>(index)); });
   m.def("_tune_pin", &tune::pin);
   m.def("_clblast_status", &launch::clblast_status);
+  m.def("_attention_candidates", [](int index) {
+    return launch::attention_candidate_list(runtime::device_info(static_cast<c10::DeviceIndex>(index)));
+  });
   m.def("_row_candidates", [](int index, bool vectorized) {
     return launch::row_candidates(runtime::device_info(static_cast<c10::DeviceIndex>(index)), vectorized);
   });

@@ -109,6 +109,13 @@ def test_max_pool2d_of_2x2_windows_eight_at_a_time_matches_cpu(dtype):
     x[1, 1, 3, 4] = math.inf
     assert_pool_matches_cpu(x, "kernel_2")
     check_gradients(lambda x: pool(x, "kernel_2")[0], [randn(2, 3, 9, 37, dtype=dtype)])
+    # ceil_mode's last windows hang off odd sizes: they take the general path.
+    for size in [(2, 3, 15, 17), (1, 2, 9, 33)]:
+        x = randn(*size, dtype=dtype)
+        values, indices = F.max_pool2d(on(FOO, x), 2, ceil_mode=True, return_indices=True)
+        expected_values, expected_indices = F.max_pool2d(x, 2, ceil_mode=True, return_indices=True)
+        assert_exact(values.cpu(), expected_values)
+        assert torch.equal(indices.cpu(), expected_indices)
 
 
 def test_max_pool2d_of_unbatched_input_matches_cpu():

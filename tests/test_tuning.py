@@ -54,6 +54,10 @@ ROW_OPS = {
         lambda x: torch.nn.functional.layer_norm(x, x.shape[-1:], torch.ones(x.shape[-1]).to(x) * 1.5),
         "layer_norm",
     ),
+    "sum": (lambda x: x.sum(-1), "reduce"),
+    "argmax": (lambda x: x.argmax(-1).to(x.dtype), "reduce"),
+    # Reduced dims 0 and 2, the fastest contiguous: runs of a row each.
+    "sum_runs": (lambda x: x.unsqueeze(1).expand(-1, 2, -1).sum((0, 2)), "reduce"),
 }
 
 

@@ -4,6 +4,7 @@
 // generator (the backward draws again from the saved seed and offset) and the backward from the
 // saved logsumexp. Grouped-query attention and other ranks take PyTorch's math path.
 #include "launch/Attention.h"
+#include "launch/Dtypes.h"
 #include "launch/Random.h"
 
 #include <ATen/Context.h>
@@ -40,14 +41,10 @@ int64_t fused_sdp_choice(const Tensor& q, const Tensor& k, const Tensor& v, cons
   return static_cast<int64_t>(choice);
 }
 
-c10::ScalarType compute_of(const Tensor& q) {
-  return q.scalar_type() == c10::kDouble ? c10::kDouble : c10::kFloat;
-}
-
 // The mask as the kernels read it: boolean, or additive in the compute dtype, expanded to [B, H, L, S].
 Tensor mask_of(const std::optional<Tensor>& bias, const Tensor& q, int64_t S) {
   if (!bias || !bias->defined()) return Tensor();
-  const Tensor m = bias->scalar_type() == c10::kBool ? *bias : bias->to(compute_of(q));
+  const Tensor m = bias->scalar_type() == c10::kBool ? *bias : bias->to(launch::compute_type(q.scalar_type()));
   return m.expand({q.size(0), q.size(1), q.size(2), S});
 }
 
@@ -93,7 +90,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Ten
     philox_seed = at::scalar_tensor(static_cast<int64_t>(dropout->state.seed), at::kLong);
     philox_offset = at::scalar_tensor(static_cast<int64_t>(dropout->state.offset), at::kLong);
   }
-  const Tensor lse = at::empty({B, H, L}, q.options().dtype(compute_of(q)));
+  const Tensor lse = at::empty({B, H, L}, q.options().dtype(launch::compute_type(q.scalar_type())));
   const Tensor out = at::empty({B, H, L, v.size(3)}, q.options());
   launch::launch_attention(attention_of(q, k, v, mask_of(attn_bias, q, S), is_causal, scale, dropout),
                            heads_as_batch(out), lse);

@@ -13,6 +13,12 @@
 
 #include <array>
 #include <optional>
+#include <string>
+#include <vector>
+
+namespace foo_cl::runtime {
+struct DeviceInfo;
+}
 
 namespace foo_cl::launch {
 
@@ -31,6 +37,10 @@ struct Attention {
   double scale;
   std::optional<AttentionDropout> dropout;
 };
+
+// The tuner's candidates for attention on a device, the default first: "composed" and the flash
+// kernels' query and key blocks ("flash BM=4 BN=16").
+std::vector<std::string> attention_candidate_list(const runtime::DeviceInfo& info);
 
 // out [BH, L, DV] in q's dtype, and lse [BH * L] (each row's logsumexp of the probabilities before
 // dropout, -inf for a row with nothing left) contiguous in the compute dtype.

@@ -78,14 +78,16 @@ void launch_max_pool(const at::Tensor& input, const PoolWindow& window, const at
   if (n == 0) return;
   const c10::DeviceGuard guard(input.device());
   const at::Tensor v = dense_output(values), p = dense_output(positions);
-  // 2x2 windows of stride 2 (most CNNs' pooling) take eight outputs at a time on CPU devices.
+  // 2x2 windows of stride 2 (most CNNs' pooling) take eight outputs at a time on CPU devices; every
+  // window inside the input (ceil_mode's last ones can hang off an odd size).
   const bool window_2x2 = window.dims == 2 && window.kh == 2 && window.kw == 2 && window.sh == 2 && window.sw == 2 &&
                           window.ph == 0 && window.pw == 0 && window.dh == 1 && window.dw == 1 &&
+                          2 * values.size(-2) <= input.size(-2) && 2 * values.size(-1) <= input.size(-1) &&
                           (input.scalar_type() == at::kFloat || input.scalar_type() == at::kDouble) &&
                           runtime::device_info(input.device().index()).cpu_class;
   const int64_t rows = n / values.size(-1);
   KernelCall(input.device().index(), "pool/max_pool", window_2x2 ? "max_pool_2x2" : "max_pool_forward",
-             pool_options(input, n) + (window_2x2 ? "-DWINDOW_2X2 " : ""))
+             pool_options(input, window_2x2 ? rows : n) + (window_2x2 ? "-DWINDOW_2X2 " : ""))
       .buffer(input.const_data_ptr())
       .buffer(v.data_ptr())
       .buffer(p.data_ptr())

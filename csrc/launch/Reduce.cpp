@@ -1,10 +1,13 @@
-// Reduction launches: kept and reduced dims collapsed into two layouts, slices sized to the device.
+// Reduction launches: kept and reduced dims collapsed into two layouts, slices sized to the device,
+// work-group size (or vector width on CPU devices) from the tuner.
 #include "launch/Reduce.h"
 
 #include "launch/Launch.h"
 #include "runtime/Device.h"
+#include "tune/Tuner.h"
 
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_strided.h>
 #include <c10/core/DeviceGuard.h>
 
 #include <algorithm>
@@ -62,26 +65,28 @@ int64_t product(const std::vector<Dim>& dims) {
   return n;
 }
 
-// The kernels_cl program of a reduction and the build options of its variant.
+// The kernels_cl program of a reduction, the build options of its variant, and whether it is
+// REDUCE_VECTOR_SAFE (reduce/reduce.clh: vectors along contiguous runs on CPU devices).
 struct Program {
   const char* key;
   const char* options;
+  bool vector_safe = false;
 };
 
 Program program(Reduction reduction) {
   switch (reduction) {
     case Reduction::kSum:
-      return {"reduce/sum", ""};
+      return {"reduce/sum", "", true};
     case Reduction::kMean:
-      return {"reduce/sum", "-DMEAN"};
+      return {"reduce/sum", "-DMEAN", true};
     case Reduction::kProd:
-      return {"reduce/prod", ""};
+      return {"reduce/prod", "", true};
     case Reduction::kNansum:
-      return {"reduce/nansum", ""};
+      return {"reduce/nansum", "", true};
     case Reduction::kAmax:
-      return {"reduce/amax", ""};
+      return {"reduce/amax", "", true};
     case Reduction::kAmin:
-      return {"reduce/amin", ""};
+      return {"reduce/amin", "", true};
     case Reduction::kArgmax:
       return {"reduce/argmax", ""};
     case Reduction::kArgmin:
@@ -101,9 +106,9 @@ Program program(Reduction reduction) {
     case Reduction::kNorm0:
       return {"reduce/norm", "-DNORM_ZERO"};
     case Reduction::kNorm1:
-      return {"reduce/norm", "-DNORM_1"};
+      return {"reduce/norm", "-DNORM_1", true};
     case Reduction::kNorm2:
-      return {"reduce/norm", "-DNORM_2"};
+      return {"reduce/norm", "-DNORM_2", true};
     case Reduction::kNormInf:
       return {"reduce/norm", "-DNORM_INF"};
     case Reduction::kNormNegInf:
@@ -172,36 +177,18 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
 
   const Program prog = program(op.reduction);
   const runtime::DeviceInfo& info = runtime::device_info(device);
-  const bool cpu_device = info.cpu_class;
-  const size_t local = info.row_group_size;
-  const int64_t wanted_groups = static_cast<int64_t>(std::max<uint32_t>(info.compute_units, 1)) * (cpu_device ? 8 : 4);
-  const int64_t min_chunk = cpu_device ? 4096 : static_cast<int64_t>(local) * 16;
-  const int64_t slices = std::max<int64_t>(
-      1, std::min((wanted_groups + n_out - 1) / n_out, (n_red + min_chunk - 1) / min_chunk));
-  const int64_t chunk = (n_red + slices - 1) / slices;
-  const int64_t groups = std::min<int64_t>(n_out * slices, static_cast<int64_t>(info.compute_units) * 64);
-
-  std::string options = dtype_option("IN0", self.scalar_type()) + dtype_option("OUT", out.scalar_type()) +
-                        compute_option(op.compute) + "-DKDIM=" + std::to_string(kept.size()) +
-                        " -DRDIM=" + std::to_string(red.size()) + " -DLOCAL_SIZE=" + std::to_string(local) + " " +
-                        prog.options;
-  // Vectors along runs of the fastest reduced dim where it is contiguous, and long enough to pay for
-  // the run's offset.
-  constexpr int64_t kMinVectorRun = 64;
-  const Dim& fastest = red.back();  // row-major: the last reduced dim is the layout's dim 0
-  if (cpu_device && fastest.strides[0] == in_size && (red.size() == 1 || fastest.size >= kMinVectorRun) &&
-      self.scalar_type() == op.compute) {
-    options += " -DVEC=" + std::to_string(info.vector_width);
-  }
+  const std::string options = dtype_option("IN0", self.scalar_type()) + dtype_option("OUT", out.scalar_type()) +
+                              compute_option(op.compute) + "-DKDIM=" + std::to_string(kept.size()) +
+                              " -DRDIM=" + std::to_string(red.size()) + " " + prog.options;
   const StridedLayout kept_layout = to_layout(kept), red_layout = to_layout(red);
   const int kdims = static_cast<int>(kept.size()), rdims = static_cast<int>(red.size());
   const std::array<c10::Scalar, 2> params = {op.params.size() > 0 ? op.params[0] : c10::Scalar(0),
                                              op.params.size() > 1 ? op.params[1] : c10::Scalar(0)};
-  const void* out2 = indices.defined() ? indices.const_data_ptr() : out.const_data_ptr();
   // Combines each output's per-slice accumulators (stored output-major) into the output.
-  auto finish_partials = [&](const at::Tensor& partial, int64_t slices) {
-    KernelCall finish(device, prog.key, "reduce_partials", options);
-    finish.buffer(out.const_data_ptr()).buffer(out2).layout(kept_layout, kdims, 3);
+  auto finish_partials = [&](const std::string& build, const at::Tensor& partial, int64_t slices,
+                             const at::Tensor& values, const void* out2) {
+    KernelCall finish(device, prog.key, "reduce_partials", build);
+    finish.buffer(values.const_data_ptr()).buffer(out2).layout(kept_layout, kdims, 3);
     finish.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_uint>(slices));
     finish.scalar(params[0], op.compute);
     finish.scalar(params[1], op.compute);
@@ -214,6 +201,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
   constexpr int64_t kColumns = 16, kColumnChunk = 64;
   if (!indices.defined() && !kept.empty() && kept.back().strides[0] == in_size && self.scalar_type() == op.compute &&
       kept.back().size % kColumns == 0 && self.numel() > 0) {
+    const std::string build = options + " -DLOCAL_SIZE=1 -DCOLUMNS=16";
     const int64_t column_slices = (n_red + kColumnChunk - 1) / kColumnChunk;
     const int64_t column_chunk = (n_red + column_slices - 1) / column_slices;
     at::Tensor column_partial;
@@ -221,7 +209,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
       column_partial = at::empty({n_out * column_slices * static_cast<int64_t>(kPartialBytes)},
                                  self.options().dtype(at::kByte));
     }
-    KernelCall call(device, prog.key, "reduce_columns", options + " -DCOLUMNS=16");
+    KernelCall call(device, prog.key, "reduce_columns", build);
     call.buffer(out.const_data_ptr()).buffer(self.const_data_ptr());
     call.layout(kept_layout, kdims, 3).layout(red_layout, rdims, 1);
     call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
@@ -230,25 +218,63 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
     call.scalar(params[1], op.compute);
     call.buffer(column_slices > 1 ? column_partial.const_data_ptr() : out.const_data_ptr());
     call.launch(n_out / kColumns * column_slices);
-    if (column_slices > 1) finish_partials(column_partial, column_slices);
+    if (column_slices > 1) finish_partials(build, column_partial, column_slices, out, out.const_data_ptr());
     return;
   }
 
-  at::Tensor partial;
-  if (slices > 1) partial = at::empty({n_out * slices * static_cast<int64_t>(kPartialBytes)}, self.options().dtype(at::kByte));
-  KernelCall call(device, prog.key, "reduce_slices", options);
-  // An empty input is never read (each output is its reduction's identity): any buffer fills the slot.
-  call.buffer(out.const_data_ptr()).buffer(out2).buffer(self.numel() > 0 ? self.const_data_ptr() : out.const_data_ptr());
-  call.layout(kept_layout, kdims, 3).layout(red_layout, rdims, 1);
-  call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
-  call.value(static_cast<cl_uint>(slices)).value(static_cast<cl_ulong>(chunk));
-  call.scalar(params[0], op.compute);
-  call.scalar(params[1], op.compute);
-  call.buffer(slices > 1 ? partial.const_data_ptr() : out.const_data_ptr());
-  call.launch_groups(groups, local);
-  if (slices == 1) return;
-
-  finish_partials(partial, slices);
+  // Slices of an output's reduced elements, a work-group each, as `candidate` ("L=1 VEC=16" on CPU
+  // devices, vectors along runs of the fastest reduced dim where it is contiguous and long enough
+  // to pay for a run's offset; "L=128" elsewhere) into `values` and `positions`.
+  constexpr int64_t kMinVectorRun = 64;
+  const Dim& fastest = red.back();  // row-major: the last reduced dim is the layout's dim 0
+  const bool vectorized = info.cpu_class && prog.vector_safe && fastest.strides[0] == in_size &&
+                          (red.size() == 1 || fastest.size >= kMinVectorRun) && self.scalar_type() == op.compute;
+  auto launch_slices = [&](const tune::Candidate& candidate, const at::Tensor& values, const at::Tensor& positions) {
+    const int64_t local = tune::param(candidate, "L");
+    std::string build = options + " -DLOCAL_SIZE=" + std::to_string(local);
+    const int vec = tune::param(candidate, "VEC");
+    if (vectorized && vec > 0) build += " -DVEC=" + std::to_string(vec);
+    const int64_t wanted_groups =
+        static_cast<int64_t>(std::max<uint32_t>(info.compute_units, 1)) * (info.cpu_class ? 8 : 4);
+    const int64_t min_chunk = info.cpu_class ? 4096 : local * 16;
+    const int64_t slices = std::max<int64_t>(
+        1, std::min((wanted_groups + n_out - 1) / n_out, (n_red + min_chunk - 1) / min_chunk));
+    const int64_t chunk = (n_red + slices - 1) / slices;
+    const int64_t groups = std::min<int64_t>(n_out * slices, static_cast<int64_t>(info.compute_units) * 64);
+    const void* out2 = positions.defined() ? positions.const_data_ptr() : values.const_data_ptr();
+    at::Tensor partial;
+    if (slices > 1) {
+      partial = at::empty({n_out * slices * static_cast<int64_t>(kPartialBytes)}, self.options().dtype(at::kByte));
+    }
+    KernelCall call(device, prog.key, "reduce_slices", build);
+    // An empty input is never read (each output is its reduction's identity): any buffer fills the slot.
+    call.buffer(values.const_data_ptr()).buffer(out2);
+    call.buffer(self.numel() > 0 ? self.const_data_ptr() : values.const_data_ptr());
+    call.layout(kept_layout, kdims, 3).layout(red_layout, rdims, 1);
+    call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
+    call.value(static_cast<cl_uint>(slices)).value(static_cast<cl_ulong>(chunk));
+    call.scalar(params[0], op.compute);
+    call.scalar(params[1], op.compute);
+    call.buffer(slices > 1 ? partial.const_data_ptr() : values.const_data_ptr());
+    call.launch_groups(groups, local);
+    if (slices > 1) finish_partials(build, partial, slices, values, out2);
+  };
+  // Timing writes into tensors of the outputs' strides, which the kept layout addresses.
+  const bool tunable = self.numel() >= kTunedMinRowElements && out.is_non_overlapping_and_dense() &&
+                       (!indices.defined() || indices.is_non_overlapping_and_dense());
+  const std::string shape_class = std::string(prog.key) + (*prog.options ? " " : "") + prog.options + " " +
+                                  c10::toString(self.scalar_type()) + (vectorized ? " runs " : " strided ") +
+                                  tune::bucket("out", n_out, 1, 1 << 20) + " " +
+                                  tune::bucket("red", n_red, 16, 1 << 24);
+  const std::vector<tune::Candidate> candidates = row_candidates(info, vectorized);
+  const tune::Candidate candidate = tune::choose(device, "reduce", shape_class, candidates, tunable, [&](const auto& c) {
+    const at::Tensor values = at::empty_strided(out.sizes(), out.strides(), out.options());
+    const at::Tensor positions =
+        indices.defined() ? at::empty_strided(indices.sizes(), indices.strides(), indices.options()) : at::Tensor();
+    launch_slices(c, values, positions);
+    return positions.defined() ? positions : values;
+  });
+  launch_slices(candidate, out, indices);
 }
 
 }  // namespace foo_cl::launch

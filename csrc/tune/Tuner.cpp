@@ -144,8 +144,10 @@ Timing time_candidate(c10::DeviceIndex device, const Candidate& candidate, Run r
 // Whether a candidate's result matches the reference's within rounding: its largest difference is
 // at most 1e-3 of the reference's largest magnitude (NaN anywhere disagrees).
 bool agrees(const at::Tensor& output, const at::Tensor& reference) {
-  const double scale = reference.abs().max().item<double>();
-  const double error = at::sub(output, reference).abs().max().item<double>();
+  // Booleans and integers (a reduction's all, any or argmax) compare as doubles.
+  const auto values = [](const at::Tensor& t) { return t.is_floating_point() || t.is_complex() ? t : t.to(at::kDouble); };
+  const double scale = values(reference).abs().max().item<double>();
+  const double error = at::sub(values(output), values(reference)).abs().max().item<double>();
   return error <= 1e-3 * scale;
 }
 

@@ -21,44 +21,47 @@
 // crashed in its loop-invariant code motion on the broadcast fma.
 #include "attention/attention.clh"
 
-#define FOO_VEC_(t, n) t##n
-#define FOO_VEC(t, n) FOO_VEC_(t, n)
+#ifndef BM
+#define BM 4  // queries per work-item
+#endif
+#ifndef BN
+#define BN 16  // keys per tile
+#endif
 #define FOO_VLOAD(n, p) FOO_CAT(vload, n)(0, p)
 #define FOO_VSTORE(n, v, p) FOO_CAT(vstore, n)(v, 0, p)
 // Loops over the BM rows or a row's vectors, unrolled so their arrays stay in registers.
 #define FOO_UNROLL _Pragma("unroll")
 
-typedef FOO_VEC(FOO_COMPUTE(COMPUTE), BN) tile_t;  // one query's scores for a tile of keys
-typedef FOO_VEC(FOO_COMPUTE(COMPUTE), VQ) qk_t;    // VQ elements of a query or key row
-typedef FOO_VEC(FOO_COMPUTE(COMPUTE), VV) vo_t;    // VV elements of a value or output row
-
+typedef FOO_CAT(FOO_COMPUTE(COMPUTE), BN) tile_t;  // one query's scores for a tile of keys
+typedef FOO_CAT(FOO_COMPUTE(COMPUTE), VQ) qk_t;    // VQ elements of a query or key row
+typedef FOO_CAT(FOO_COMPUTE(COMPUTE), VV) vo_t;    // VV elements of a value or output row
 
 // A tile's largest score and its sum, folded in halves (BN 16 -> 8 -> 4 -> 2 -> 1).
-#define FOO_FOLD(name, combine)                          \
-  inline ct name(tile_t s) {                             \
-    FOLD_16_TO_8(s, combine)                             \
-    FOLD_8_TO_4(combine)                                 \
-    FOLD_4_TO_2(combine)                                 \
-    return combine(s2.x, s2.y);                          \
+#define FOO_FOLD(name, combine) \
+  inline ct name(tile_t s) {    \
+    FOLD_16_TO_8(s, combine)    \
+    FOLD_8_TO_4(combine)        \
+    FOLD_4_TO_2(combine)        \
+    return combine(s2.x, s2.y); \
   }
 #if BN == 16
-#define FOLD_16_TO_8(s, combine) const FOO_VEC(FOO_COMPUTE(COMPUTE), 8) s8 = combine(s.lo, s.hi);
+#define FOLD_16_TO_8(s, combine) const FOO_CAT(FOO_COMPUTE(COMPUTE), 8) s8 = combine(s.lo, s.hi);
 #elif BN == 8
-#define FOLD_16_TO_8(s, combine) const FOO_VEC(FOO_COMPUTE(COMPUTE), 8) s8 = s;
+#define FOLD_16_TO_8(s, combine) const FOO_CAT(FOO_COMPUTE(COMPUTE), 8) s8 = s;
 #else
 #define FOLD_16_TO_8(s, combine)
 #endif
 #if BN >= 8
-#define FOLD_8_TO_4(combine) const FOO_VEC(FOO_COMPUTE(COMPUTE), 4) s4 = combine(s8.lo, s8.hi);
+#define FOLD_8_TO_4(combine) const FOO_CAT(FOO_COMPUTE(COMPUTE), 4) s4 = combine(s8.lo, s8.hi);
 #elif BN == 4
-#define FOLD_8_TO_4(combine) const FOO_VEC(FOO_COMPUTE(COMPUTE), 4) s4 = s;
+#define FOLD_8_TO_4(combine) const FOO_CAT(FOO_COMPUTE(COMPUTE), 4) s4 = s;
 #else
 #define FOLD_8_TO_4(combine)
 #endif
 #if BN >= 4
-#define FOLD_4_TO_2(combine) const FOO_VEC(FOO_COMPUTE(COMPUTE), 2) s2 = combine(s4.lo, s4.hi);
+#define FOLD_4_TO_2(combine) const FOO_CAT(FOO_COMPUTE(COMPUTE), 2) s2 = combine(s4.lo, s4.hi);
 #else
-#define FOLD_4_TO_2(combine) const FOO_VEC(FOO_COMPUTE(COMPUTE), 2) s2 = s;
+#define FOLD_4_TO_2(combine) const FOO_CAT(FOO_COMPUTE(COMPUTE), 2) s2 = s;
 #endif
 #define FOO_PLUS(a, b) ((a) + (b))
 FOO_FOLD(foo_tile_max, fmax)
@@ -87,42 +90,48 @@ typedef struct {
   float u[32];
 } foo_draws;
 
-// What dropout multiplies elements e0 .. e0 + BN - 1 by: keep_scale, or 0 for a dropped one.
-inline tile_t foo_drop_tile(ulong seed, ulong offset, ulong e0, float p1m, ct keep_scale, foo_draws* d) {
+// What dropout multiplies the elements of row `row`, keys j0 .. j0 + BN - 1, by: keep_scale, or 0 for
+// a dropped one (and for keys from S on, which draw nothing).
+inline tile_t foo_drop_tile(ulong seed, ulong offset, ulong row, ulong j0, ulong S, float p1m, ct keep_scale,
+                            foo_draws* d) {
   ct f[BN];
   for (int c = 0; c < BN; ++c) {
-    const ulong t = (e0 + c) / 32;
+    const ulong e = row * S + j0 + c, t = e / 32;
+    if (j0 + c >= S) {
+      f[c] = 0;
+      continue;
+    }
     if (t != d->t) {
       foo_dropout_draws(seed, offset, t, d->u);
       d->t = t;
     }
-    f[c] = d->u[(e0 + c) % 32] < p1m ? keep_scale : 0;
+    f[c] = d->u[e % 32] < p1m ? keep_scale : 0;
   }
   return FOO_VLOAD(BN, f);
 }
 #define FOO_DRAWS(name) \
   foo_draws name[BM];   \
-  for (int k_ = 0; k_ < BM; ++k_) name[k_].t = (ulong)-1
-#define FOO_DROP(e0, draws) foo_drop_tile(seed, offset, e0, p1m, keep_scale, draws)
+  for (int k_ = 0; k_ < BM; ++k_) name[k_].t = ULONG_MAX
+#define FOO_DROP(row, j0, draws) foo_drop_tile(seed, offset, row, j0, S, p1m, keep_scale, draws)
 #else
 #define FOO_DRAWS(name)
-#define FOO_DROP(e0, draws) ((tile_t)1)
+#define FOO_DROP(row, j0, draws) ((tile_t)1)
 #endif
 
 // s[r] = sum over d < D of rows[r * D + d] * t[d * SP ..]: BM rows against a tile of transposed keys
 // (or values).
-#define FOO_TILE_PRODUCTS(s, rows, D, t)                                 \
-  do {                                                                   \
+#define FOO_TILE_PRODUCTS(s, rows, D, t)                                            \
+  do {                                                                              \
     FOO_UNROLL for (int r = 0; r < BM; ++r) s[r] = 0;                               \
-    for (int d = 0; d < (D); ++d) {                                      \
-      const tile_t column = FOO_VLOAD(BN, (t) + d * SP);                 \
+    for (int d = 0; d < (D); ++d) {                                                 \
+      const tile_t column = FOO_VLOAD(BN, (t) + d * SP);                            \
       FOO_UNROLL for (int r = 0; r < BM; ++r) s[r] += (rows)[r * (D) + d] * column; \
-    }                                                                    \
+    }                                                                               \
   } while (0)
 
 // BM rows of a [BH, L, D] operand from row `first` into a private array (`scale` times), zeros past L.
-#define FOO_LOAD_ROWS(dst, src, first, count, D, scale)                                        \
-  for (int r = 0; r < BM; ++r)                                                                 \
+#define FOO_LOAD_ROWS(dst, src, first, count, D, scale) \
+  for (int r = 0; r < BM; ++r)                          \
     for (int d = 0; d < (D); ++d) dst[r * (D) + d] = r < (count) ? (scale) * (src)[((first) + r) * (D) + d] : 0
 
 // The key tiles a block of queries i0 .. i0 + count - 1 sees: causal masking hides keys after the last.
@@ -136,9 +145,8 @@ inline ulong foo_keys_seen(ulong i0, int count, ulong S) {
 
 // kt [BH, D, SP]: t [BH, S, D] (element strides) transposed, zeros from key S on; a work-item per
 // tile of BN keys.
-__kernel void flash_transpose(__global const char* t_base, ulong t_offset, long stride_bh, long stride_s,
-                              long stride_d, __global char* kt_base, ulong kt_offset, ulong S, ulong D, ulong SP,
-                              INDEX_T units) {
+__kernel void flash_transpose(__global const char* t_base, ulong t_offset, long stride_bh, long stride_s, long stride_d,
+                              __global char* kt_base, ulong kt_offset, ulong S, ulong D, ulong SP, INDEX_T units) {
   __global const ct* t = FOO_PTR(const ct, t_base, t_offset);
   __global ct* kt = FOO_PTR(ct, kt_base, kt_offset);
   const ulong tiles = SP / BN;
@@ -180,8 +188,8 @@ __kernel void flash_forward(__global const char* q_base, ulong q_offset, __globa
       FOO_TILE_PRODUCTS(s, qs, DQK, kt + bh * DQK * SP + j0);
       ct p[BM][BN];
       FOO_UNROLL for (int r = 0; r < BM; ++r) {
-        const tile_t sr = r < count ? foo_mask_tile(s[r], i0 + r, j0, S, FOO_MASK_ROW(first + r), mask_s)
-                                     : (tile_t)(-INFINITY);
+        const tile_t sr =
+            r < count ? foo_mask_tile(s[r], i0 + r, j0, S, FOO_MASK_ROW(first + r), mask_s) : (tile_t)(-INFINITY);
         const ct mt = fmax(m[r], foo_tile_max(sr));
         tile_t pr = 0;
         if (mt != -INFINITY) {  // else nothing is kept yet
@@ -190,7 +198,7 @@ __kernel void flash_forward(__global const char* q_base, ulong q_offset, __globa
           l[r] = l[r] * alpha + foo_tile_sum(pr);
           m[r] = mt;
           FOO_UNROLL for (int k = 0; k < DV / VV; ++k) acc[r][k] *= alpha;
-          pr *= FOO_DROP((first + r) * S + j0, &draws[r]);
+          pr *= FOO_DROP(first + r, j0, &draws[r]);
         }
         FOO_VSTORE(BN, pr, p[r]);
       }
@@ -227,8 +235,7 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
                                __global const char* vt_base, ulong vt_offset, __global const char* dout_base,
                                ulong dout_offset, __global const char* lse_base, ulong lse_offset,
                                __global const char* delta_base, ulong delta_offset, __global char* dq_base,
-                               ulong dq_offset, FOO_MASK_PARAMS, ulong SP, ct scale,
-                               INDEX_T units FOO_DROPOUT_PARAMS) {
+                               ulong dq_offset, FOO_MASK_PARAMS, ulong SP, ct scale, INDEX_T units FOO_DROPOUT_PARAMS) {
   __global const ct* q = FOO_PTR(const ct, q_base, q_offset);
   __global const ct* kt = FOO_PTR(const ct, kt_base, kt_offset);
   __global const ct* k = FOO_PTR(const ct, k_base, k_offset);
@@ -244,8 +251,7 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
     FOO_LOAD_ROWS(qs, q, first, count, DQK, scale);
     FOO_LOAD_ROWS(dos, dout, first, count, DV, 1);
     qk_t acc[BM][DQK / VQ];
-    FOO_UNROLL for (int r = 0; r < BM; ++r)
-      FOO_UNROLL for (int d = 0; d < DQK / VQ; ++d) acc[r][d] = 0;
+    FOO_UNROLL for (int r = 0; r < BM; ++r) FOO_UNROLL for (int d = 0; d < DQK / VQ; ++d) acc[r][d] = 0;
     FOO_DRAWS(draws);
     const ulong end = foo_keys_seen(i0, count, S);
     for (ulong j0 = 0; j0 < end; j0 += BN) {
@@ -255,10 +261,10 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
       ct ds[BM][BN];
       FOO_UNROLL for (int r = 0; r < BM; ++r) {
         tile_t kept;
-        const tile_t g = r < count ? foo_grad_tile(s[r], dp[r], lse[first + r], delta[first + r], i0 + r, j0, S,
-                                                   FOO_MASK_ROW(first + r), mask_s, FOO_DROP((first + r) * S + j0, &draws[r]),
-                                                   &kept)
-                                   : (tile_t)0;
+        const tile_t g = r < count
+                             ? foo_grad_tile(s[r], dp[r], lse[first + r], delta[first + r], i0 + r, j0, S,
+                                             FOO_MASK_ROW(first + r), mask_s, FOO_DROP(first + r, j0, &draws[r]), &kept)
+                             : (tile_t)0;
         FOO_VSTORE(BN, g, ds[r]);
       }
       const int keys = min((ulong)BN, S - j0);
@@ -278,28 +284,28 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
 
 // Adds the contributions of queries i0 .. i0 + count - 1 (rows `first` on, their q and dO rows at
 // q_rows and do_rows) to the key tile's dK and dV.
-#define FOO_KEY_VALUE_BLOCK(q_rows, do_rows)                                                                    \
-  do {                                                                                                          \
-    tile_t s[BM], dp[BM], ds[BM], kept[BM];                                                                     \
-    FOO_DRAWS(draws);                                                                                           \
-    FOO_TILE_PRODUCTS(s, q_rows, DQK, kt + bh * DQK * SP + j0);                                                 \
-    FOO_TILE_PRODUCTS(dp, do_rows, DV, vt + bh * DV * SP + j0);                                                 \
-    FOO_UNROLL for (int r = 0; r < BM; ++r) {                                                                   \
-      kept[r] = ds[r] = 0;                                                                                      \
-      if (r < count)                                                                                            \
-        ds[r] = foo_grad_tile(s[r] * scale, dp[r], lse[first + r], delta[first + r], i0 + r, j0, S,             \
-                              FOO_MASK_ROW(first + r), mask_s, FOO_DROP((first + r) * S + j0, &draws[r]), &kept[r]);       \
-    }                                                                                                           \
-    for (int d = 0; d < DV; ++d) {                                                                              \
-      tile_t sum = dvt[d];                                                                                      \
-      FOO_UNROLL for (int r = 0; r < BM; ++r) sum += kept[r] * (do_rows)[r * DV + d];                           \
-      dvt[d] = sum;                                                                                             \
-    }                                                                                                           \
-    for (int d = 0; d < DQK; ++d) {                                                                             \
-      tile_t sum = dkt[d];                                                                                      \
-      FOO_UNROLL for (int r = 0; r < BM; ++r) sum += ds[r] * (q_rows)[r * DQK + d];                             \
-      dkt[d] = sum;                                                                                             \
-    }                                                                                                           \
+#define FOO_KEY_VALUE_BLOCK(q_rows, do_rows)                                                                  \
+  do {                                                                                                        \
+    tile_t s[BM], dp[BM], ds[BM], kept[BM];                                                                   \
+    FOO_DRAWS(draws);                                                                                         \
+    FOO_TILE_PRODUCTS(s, q_rows, DQK, kt + bh * DQK * SP + j0);                                               \
+    FOO_TILE_PRODUCTS(dp, do_rows, DV, vt + bh * DV * SP + j0);                                               \
+    FOO_UNROLL for (int r = 0; r < BM; ++r) {                                                                 \
+      kept[r] = ds[r] = 0;                                                                                    \
+      if (r < count)                                                                                          \
+        ds[r] = foo_grad_tile(s[r] * scale, dp[r], lse[first + r], delta[first + r], i0 + r, j0, S,           \
+                              FOO_MASK_ROW(first + r), mask_s, FOO_DROP(first + r, j0, &draws[r]), &kept[r]); \
+    }                                                                                                         \
+    for (int d = 0; d < DV; ++d) {                                                                            \
+      tile_t sum = dvt[d];                                                                                    \
+      FOO_UNROLL for (int r = 0; r < BM; ++r) sum += kept[r] * (do_rows)[r * DV + d];                         \
+      dvt[d] = sum;                                                                                           \
+    }                                                                                                         \
+    for (int d = 0; d < DQK; ++d) {                                                                           \
+      tile_t sum = dkt[d];                                                                                    \
+      FOO_UNROLL for (int r = 0; r < BM; ++r) sum += ds[r] * (q_rows)[r * DQK + d];                           \
+      dkt[d] = sum;                                                                                           \
+    }                                                                                                         \
   } while (0)
 
 __kernel void flash_grad_key_value(__global const char* q_base, ulong q_offset, __global const char* kt_base,

@@ -82,7 +82,8 @@ __kernel void max_pool_2x2(__global const char* input, ulong input_offset, __glo
     }
     for (; ox < s.out_w; ++ox) {
       long position;
-      out[row * s.out_w + ox] = foo_window_max(volume, &s, 0, 1, 1, y, 2, 1, 2 * ox, 2, 1, y * s.width + 2 * ox, &position);
+      out[row * s.out_w + ox] =
+          foo_window_max(volume, &s, 0, 1, 1, y, 2, 1, 2 * ox, 2, 1, y * s.width + 2 * ox, &position);
       idx[row * s.out_w + ox] = position;
     }
   }
