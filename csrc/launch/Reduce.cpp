@@ -196,6 +196,23 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
     finish.launch(n_out);
   };
 
+  // The accumulators of `slices` slices per output, none for one slice (its kernel writes the output).
+  auto partials_for = [&](int64_t slices) {
+    return slices > 1 ? at::empty({n_out * slices * static_cast<int64_t>(kPartialBytes)}, self.options().dtype(at::kByte))
+                      : at::Tensor();
+  };
+  // The slicing kernels' arguments after their tensors: the layouts, sizes and slices, the op's
+  // parameters, and where a slice's result goes (`partial`, or the output `values`).
+  auto slice_args = [&](KernelCall& call, int64_t slices, int64_t chunk, const at::Tensor& partial,
+                        const at::Tensor& values) {
+    call.layout(kept_layout, kdims, 3).layout(red_layout, rdims, 1);
+    call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
+    call.value(static_cast<cl_uint>(slices)).value(static_cast<cl_ulong>(chunk));
+    call.scalar(params[0], op.compute);
+    call.scalar(params[1], op.compute);
+    call.buffer(partial.defined() ? partial.const_data_ptr() : values.const_data_ptr());
+  };
+
   // Outer reductions of a contiguous fastest kept dim: 16 outputs per work-item, over slices of
   // 64 reduced elements so a work-group's reads stay within a few pages (no index output).
   constexpr int64_t kColumns = 16, kColumnChunk = 64;
@@ -204,21 +221,12 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
     const std::string build = options + " -DLOCAL_SIZE=1 -DCOLUMNS=16";
     const int64_t column_slices = (n_red + kColumnChunk - 1) / kColumnChunk;
     const int64_t column_chunk = (n_red + column_slices - 1) / column_slices;
-    at::Tensor column_partial;
-    if (column_slices > 1) {
-      column_partial = at::empty({n_out * column_slices * static_cast<int64_t>(kPartialBytes)},
-                                 self.options().dtype(at::kByte));
-    }
+    const at::Tensor partial = partials_for(column_slices);
     KernelCall call(device, prog.key, "reduce_columns", build);
     call.buffer(out.const_data_ptr()).buffer(self.const_data_ptr());
-    call.layout(kept_layout, kdims, 3).layout(red_layout, rdims, 1);
-    call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
-    call.value(static_cast<cl_uint>(column_slices)).value(static_cast<cl_ulong>(column_chunk));
-    call.scalar(params[0], op.compute);
-    call.scalar(params[1], op.compute);
-    call.buffer(column_slices > 1 ? column_partial.const_data_ptr() : out.const_data_ptr());
+    slice_args(call, column_slices, column_chunk, partial, out);
     call.launch(n_out / kColumns * column_slices);
-    if (column_slices > 1) finish_partials(build, column_partial, column_slices, out, out.const_data_ptr());
+    if (partial.defined()) finish_partials(build, partial, column_slices, out, out.const_data_ptr());
     return;
   }
 
@@ -242,22 +250,14 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
     const int64_t chunk = (n_red + slices - 1) / slices;
     const int64_t groups = std::min<int64_t>(n_out * slices, static_cast<int64_t>(info.compute_units) * 64);
     const void* out2 = positions.defined() ? positions.const_data_ptr() : values.const_data_ptr();
-    at::Tensor partial;
-    if (slices > 1) {
-      partial = at::empty({n_out * slices * static_cast<int64_t>(kPartialBytes)}, self.options().dtype(at::kByte));
-    }
+    const at::Tensor partial = partials_for(slices);
     KernelCall call(device, prog.key, "reduce_slices", build);
     // An empty input is never read (each output is its reduction's identity): any buffer fills the slot.
     call.buffer(values.const_data_ptr()).buffer(out2);
     call.buffer(self.numel() > 0 ? self.const_data_ptr() : values.const_data_ptr());
-    call.layout(kept_layout, kdims, 3).layout(red_layout, rdims, 1);
-    call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
-    call.value(static_cast<cl_uint>(slices)).value(static_cast<cl_ulong>(chunk));
-    call.scalar(params[0], op.compute);
-    call.scalar(params[1], op.compute);
-    call.buffer(slices > 1 ? partial.const_data_ptr() : values.const_data_ptr());
+    slice_args(call, slices, chunk, partial, values);
     call.launch_groups(groups, local);
-    if (slices > 1) finish_partials(build, partial, slices, values, out2);
+    if (partial.defined()) finish_partials(build, partial, slices, values, out2);
   };
   // Timing writes into tensors of the outputs' strides, which the kept layout addresses.
   const bool tunable = self.numel() >= kTunedMinRowElements && out.is_non_overlapping_and_dense() &&

@@ -129,6 +129,16 @@ inline tile_t foo_drop_tile(ulong seed, ulong offset, ulong row, ulong j0, ulong
     }                                                                               \
   } while (0)
 
+// acc[r][k] += sum over keys c < `keys` of w[r][c] * rows[c * D + k * V ..]: BM rows of weights
+// against the tile's value (or key) rows, V-wide vectors along them.
+#define FOO_ADD_WEIGHTED_ROWS(acc, w, rows, D, V, keys)                                         \
+  for (int c_ = 0; c_ < (keys); ++c_) {                                                         \
+    FOO_UNROLL for (int k_ = 0; k_ < (D) / (V); ++k_) {                                         \
+      const FOO_CAT(FOO_COMPUTE(COMPUTE), V) row_ = FOO_VLOAD(V, (rows) + c_ * (D) + k_ * (V)); \
+      FOO_UNROLL for (int r_ = 0; r_ < BM; ++r_) acc[r_][k_] += w[r_][c_] * row_;               \
+    }                                                                                           \
+  }
+
 // BM rows of a [BH, L, D] operand from row `first` into a private array (`scale` times), zeros past L.
 #define FOO_LOAD_ROWS(dst, src, first, count, D, scale) \
   for (int r = 0; r < BM; ++r)                          \
@@ -202,14 +212,7 @@ __kernel void flash_forward(__global const char* q_base, ulong q_offset, __globa
         }
         FOO_VSTORE(BN, pr, p[r]);
       }
-      const int keys = min((ulong)BN, S - j0);
-      for (int c = 0; c < keys; ++c) {
-        __global const ct* v_row = v + (bh * S + j0 + c) * DV;
-        FOO_UNROLL for (int k = 0; k < DV / VV; ++k) {
-          const vo_t value = FOO_VLOAD(VV, v_row + k * VV);
-          FOO_UNROLL for (int r = 0; r < BM; ++r) acc[r][k] += p[r][c] * value;
-        }
-      }
+      FOO_ADD_WEIGHTED_ROWS(acc, p, v + (bh * S + j0) * DV, DV, VV, min((ulong)BN, S - j0));
     }
     __global ct* out = FOO_PTR(ct, out_base, out_offset) + first * DV;
     __global ct* lse = FOO_PTR(ct, lse_base, lse_offset) + first;
@@ -267,20 +270,29 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
                              : (tile_t)0;
         FOO_VSTORE(BN, g, ds[r]);
       }
-      const int keys = min((ulong)BN, S - j0);
-      for (int c = 0; c < keys; ++c) {
-        __global const ct* k_row = k + (bh * S + j0 + c) * DQK;
-        FOO_UNROLL for (int d = 0; d < DQK / VQ; ++d) {
-          const qk_t key = FOO_VLOAD(VQ, k_row + d * VQ);
-          FOO_UNROLL for (int r = 0; r < BM; ++r) acc[r][d] += ds[r][c] * key;
-        }
-      }
+      FOO_ADD_WEIGHTED_ROWS(acc, ds, k + (bh * S + j0) * DQK, DQK, VQ, min((ulong)BN, S - j0));
     }
     __global ct* dq = FOO_PTR(ct, dq_base, dq_offset) + first * DQK;
     for (int r = 0; r < count; ++r)
       for (int d = 0; d < DQK / VQ; ++d) FOO_VSTORE(VQ, acc[r][d] * scale, dq + r * DQK + d * VQ);
   }
 }
+
+// t[d] += sum over r < BM of w[r] * rows[r * D + d]: a key tile's (transposed) gradient from BM rows.
+#define FOO_ADD_OUTER(t, w, rows, D)                                           \
+  for (int d = 0; d < (D); ++d) {                                              \
+    tile_t sum = t[d];                                                         \
+    FOO_UNROLL for (int r = 0; r < BM; ++r) sum += w[r] * (rows)[r * (D) + d]; \
+    t[d] = sum;                                                                \
+  }
+
+// Stores `keys` rows of D from t (element d of the keys, transposed), times `scale`, at dst.
+#define FOO_STORE_KEY_ROWS(dst, t, D, scale, keys)              \
+  for (int d = 0; d < (D); ++d) {                               \
+    ct a[BN];                                                   \
+    FOO_VSTORE(BN, t[d] * (scale), a);                          \
+    for (int c = 0; c < (keys); ++c) (dst)[c * (D) + d] = a[c]; \
+  }
 
 // Adds the contributions of queries i0 .. i0 + count - 1 (rows `first` on, their q and dO rows at
 // q_rows and do_rows) to the key tile's dK and dV.
@@ -296,16 +308,8 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
         ds[r] = foo_grad_tile(s[r] * scale, dp[r], lse[first + r], delta[first + r], i0 + r, j0, S,           \
                               FOO_MASK_ROW(first + r), mask_s, FOO_DROP(first + r, j0, &draws[r]), &kept[r]); \
     }                                                                                                         \
-    for (int d = 0; d < DV; ++d) {                                                                            \
-      tile_t sum = dvt[d];                                                                                    \
-      FOO_UNROLL for (int r = 0; r < BM; ++r) sum += kept[r] * (do_rows)[r * DV + d];                         \
-      dvt[d] = sum;                                                                                           \
-    }                                                                                                         \
-    for (int d = 0; d < DQK; ++d) {                                                                           \
-      tile_t sum = dkt[d];                                                                                    \
-      FOO_UNROLL for (int r = 0; r < BM; ++r) sum += ds[r] * (q_rows)[r * DQK + d];                           \
-      dkt[d] = sum;                                                                                           \
-    }                                                                                                         \
+    FOO_ADD_OUTER(dvt, kept, do_rows, DV);                                                                    \
+    FOO_ADD_OUTER(dkt, ds, q_rows, DQK);                                                                      \
   } while (0)
 
 __kernel void flash_grad_key_value(__global const char* q_base, ulong q_offset, __global const char* kt_base,
@@ -344,17 +348,7 @@ __kernel void flash_grad_key_value(__global const char* q_base, ulong q_offset, 
       }
     }
     const int keys = min((ulong)BN, S - j0);
-    __global ct* dk = FOO_PTR(ct, dk_base, dk_offset) + (bh * S + j0) * DQK;
-    __global ct* dv = FOO_PTR(ct, dv_base, dv_offset) + (bh * S + j0) * DV;
-    for (int d = 0; d < DQK; ++d) {
-      ct a[BN];
-      FOO_VSTORE(BN, dkt[d] * scale, a);
-      for (int c = 0; c < keys; ++c) dk[c * DQK + d] = a[c];
-    }
-    for (int d = 0; d < DV; ++d) {
-      ct a[BN];
-      FOO_VSTORE(BN, dvt[d], a);
-      for (int c = 0; c < keys; ++c) dv[c * DV + d] = a[c];
-    }
+    FOO_STORE_KEY_ROWS(FOO_PTR(ct, dk_base, dk_offset) + (bh * S + j0) * DQK, dkt, DQK, scale, keys);
+    FOO_STORE_KEY_ROWS(FOO_PTR(ct, dv_base, dv_offset) + (bh * S + j0) * DV, dvt, DV, 1, keys);
   }
 }
