@@ -6,6 +6,7 @@
 #include "launch/Clblast.h"
 #include "launch/Gemm.h"
 #include "launch/Launch.h"
+#include "launch/Reduce.h"
 #include "launch/UserKernel.h"
 #include "runtime/Allocator.h"
 #include "runtime/Device.h"
@@ -158,7 +159,8 @@ PYBIND11_MODULE(_C, m) {
   m.def("_is_in_bad_fork", &runtime::in_bad_fork);
   m.def("_is_initialized", &runtime::devices_initialized);
   m.def("_manual_seed_all", &runtime::manual_seed_all);
-  m.def("_default_generator", [](int index) { return runtime::default_generator(static_cast<c10::DeviceIndex>(index)); });
+  m.def("_default_generator",
+        [](int index) { return runtime::default_generator(static_cast<c10::DeviceIndex>(index)); });
   m.def("_synchronize", [](int index) {
     py::gil_scoped_release no_gil;
     runtime::synchronize_device(static_cast<c10::DeviceIndex>(index));
@@ -208,8 +210,9 @@ PYBIND11_MODULE(_C, m) {
   m.def("_tensor_from_buffer", &tensor_from_buffer);
   m.def("_user_kernel_params", [](int device, std::string source, std::string name, std::string options) {
     py::list out;
-    for (const auto& p : launch::user_kernel_params(static_cast<c10::DeviceIndex>(device),
-                                                    user_kernel(std::move(source), std::move(name), std::move(options)))) {
+    for (const auto& p :
+         launch::user_kernel_params(static_cast<c10::DeviceIndex>(device),
+                                    user_kernel(std::move(source), std::move(name), std::move(options)))) {
       out.append(py::make_tuple(p.address_space, p.type, p.name));
     }
     return out;
@@ -252,6 +255,9 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("_row_candidates", [](int index, bool vectorized) {
     return launch::row_candidates(runtime::device_info(static_cast<c10::DeviceIndex>(index)), vectorized);
+  });
+  m.def("_column_candidates", [](int index, int64_t columns, bool vector_safe) {
+    return launch::column_candidates(static_cast<c10::DeviceIndex>(index), columns, vector_safe);
   });
   m.def("_gemm_candidates", [](int index, bool nn) {
     return launch::gemm_candidate_list(runtime::device_info(static_cast<c10::DeviceIndex>(index)), nn);

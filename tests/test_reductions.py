@@ -419,8 +419,9 @@ def test_big_sum(dtype):
         compare(lambda y: (y.sum(), y.sum(dtype=torch.float64)), reduction_values((BIG,), dtype) + 1)
 
 
-# NOTE: a float32 outer reduction whose contiguous kept dim is a multiple of 16 takes the column kernel
-# (slices of 64 rows, partials when there are more); any other one the general kernel.
+# NOTE: a float32 outer reduction of a contiguous kept dim takes the column kernel where one of its widths
+# divides the kept dim (on CPU devices at least 16; slices of rows, partials when there are more);
+# any other one the general kernel.
 COLUMN_SHAPES = [(1000, 4096), (65, 48), (64, 48), (65, 50), (3, 16), (1, 32)]
 
 

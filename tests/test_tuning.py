@@ -81,6 +81,37 @@ def test_every_row_candidate_matches_cpu(op, dtype):
     assert not failures, "\n".join(failures)
 
 
+# Outer reductions of a contiguous kept dim take the column kernel; ops without vector forms
+# (var, the 0-norm) take its scalar candidates. Widths a shape's columns do not divide are not
+# its candidates (pins of those are ignored there).
+COLUMN_OPS = {
+    "sum": (lambda x: x.sum(0), True),
+    "mean_keepdim": (lambda x: x.mean(0, keepdim=True), True),
+    "amax": (lambda x: x.amax(0), True),
+    "sum_outer_two": (lambda x: x.view(2, -1, x.shape[-1]).sum((0, 1)), True),
+    "var": (lambda x: x.var(0), False),
+    "norm0": (lambda x: torch.linalg.vector_norm(x, 0, dim=0), False),
+}
+
+
+@pytest.mark.parametrize("op", COLUMN_OPS, ids=str)
+def test_every_column_candidate_matches_cpu(op):
+    fn, vector_safe = COLUMN_OPS[op]
+    torch.manual_seed(0)
+    failures = []
+    for candidate in foo_cl._C._column_candidates(0, 256, vector_safe):
+        foo_cl._C._tune_pin("reduce_columns", candidate)
+        try:
+            for shape in [(2, 256), (1000, 256), (130, 512), (600, 48)]:
+                x = torch.randn(shape).round(decimals=1)
+                got, expected = fn(x.foo()).cpu(), fn(x)
+                if not torch.allclose(got, expected, rtol=1e-5, atol=1e-4):
+                    failures.append(f"{candidate} at {shape}: {(got - expected).abs().max():.3g} off")
+        finally:
+            foo_cl._C._tune_pin("reduce_columns", "")
+    assert not failures, "\n".join(failures)
+
+
 # A product large enough to be tuned (the class float nn M<=512 N<=512 K<=256), checked against the
 # CPU, with what the process chose and built.
 WORKLOAD = """

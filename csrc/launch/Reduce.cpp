@@ -121,9 +121,43 @@ Program program(Reduction reduction) {
   TORCH_INTERNAL_ASSERT(false, "unknown reduction");
 }
 
+// The largest power of two up to 256 dividing n: which of column_candidates fit, for shape classes.
+int64_t alignment(int64_t n) {
+  int64_t a = 1;
+  while (a < 256 && n % (2 * a) == 0) a *= 2;
+  return a;
+}
+
 constexpr size_t kPartialBytes = 64;  // room for any accumulator struct of kernels_cl/reduce
 
 }  // namespace
+
+// reduce_columns' candidates for `columns` outputs along the contiguous kept dim, those whose
+// width W divides it, the default first: on CPU devices blocks of vector registers over slices long
+// enough to stream a few lines per row (ops without vector forms: one block of 16 scalars), elsewhere
+// narrow ones so that neighbouring work-items' reads coalesce.
+std::vector<tune::Candidate> column_candidates(c10::DeviceIndex device, int64_t columns, bool vector_safe) {
+  const runtime::DeviceInfo& info = runtime::device_info(device);
+  struct Shape {
+    int width, vector, rows;
+  };
+  const int v = info.vector_width;
+  std::vector<Shape> shapes;
+  if (!info.cpu_class) {
+    shapes = {{4, 4, 64}, {1, 1, 64}, {16, 16, 64}, {4, 4, 256}};
+  } else if (vector_safe) {
+    shapes = {{8 * v, v, 256}, {v, v, 64}, {4 * v, v, 128}, {16 * v, v, 512}};
+  } else {
+    shapes = {{16, 1, 64}};
+  }
+  std::vector<tune::Candidate> out;
+  for (const Shape& s : shapes) {
+    if (columns % s.width != 0) continue;
+    out.push_back("W=" + std::to_string(s.width) + " V=" + std::to_string(vector_safe ? s.vector : 1) +
+                  " R=" + std::to_string(s.rows));
+  }
+  return out;
+}
 
 void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tensor& indices, c10::IntArrayRef dims,
                    bool keepdim, const ReduceOp& op) {
@@ -145,8 +179,9 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
     if (is_reduced) {
       red.push_back({self.size(d), {self.stride(d) * in_size, 0, 0}});
     } else {
-      kept.push_back({self.size(d),
-                      {self.stride(d) * in_size, out.stride(od) * out_size, indices.defined() ? indices.stride(od) * 8 : 0}});
+      kept.push_back(
+          {self.size(d),
+           {self.stride(d) * in_size, out.stride(od) * out_size, indices.defined() ? indices.stride(od) * 8 : 0}});
     }
   }
   kept = collapse(kept);
@@ -198,8 +233,9 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
 
   // The accumulators of `slices` slices per output, none for one slice (its kernel writes the output).
   auto partials_for = [&](int64_t slices) {
-    return slices > 1 ? at::empty({n_out * slices * static_cast<int64_t>(kPartialBytes)}, self.options().dtype(at::kByte))
-                      : at::Tensor();
+    return slices > 1
+               ? at::empty({n_out * slices * static_cast<int64_t>(kPartialBytes)}, self.options().dtype(at::kByte))
+               : at::Tensor();
   };
   // The slicing kernels' arguments after their tensors: the layouts, sizes and slices, the op's
   // parameters, and where a slice's result goes (`partial`, or the output `values`).
@@ -213,20 +249,38 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
     call.buffer(partial.defined() ? partial.const_data_ptr() : values.const_data_ptr());
   };
 
-  // Outer reductions of a contiguous fastest kept dim: 16 outputs per work-item, over slices of
-  // 64 reduced elements so a work-group's reads stay within a few pages (no index output).
-  constexpr int64_t kColumns = 16, kColumnChunk = 64;
-  if (!indices.defined() && !kept.empty() && kept.back().strides[0] == in_size && self.scalar_type() == op.compute &&
-      kept.back().size % kColumns == 0 && self.numel() > 0) {
-    const std::string build = options + " -DLOCAL_SIZE=1 -DCOLUMNS=16";
-    const int64_t column_slices = (n_red + kColumnChunk - 1) / kColumnChunk;
-    const int64_t column_chunk = (n_red + column_slices - 1) / column_slices;
-    const at::Tensor partial = partials_for(column_slices);
-    KernelCall call(device, prog.key, "reduce_columns", build);
-    call.buffer(out.const_data_ptr()).buffer(self.const_data_ptr());
-    slice_args(call, column_slices, column_chunk, partial, out);
-    call.launch(n_out / kColumns * column_slices);
-    if (partial.defined()) finish_partials(build, partial, column_slices, out, out.const_data_ptr());
+  // Outer reductions of a contiguous fastest kept dim (no index output): a work-item takes W
+  // neighbouring outputs, V at a time, over slices of R reduced elements (reduce_columns).
+  const std::vector<tune::Candidate> columns = !indices.defined() && !kept.empty() &&
+                                                       kept.back().strides[0] == in_size &&
+                                                       self.scalar_type() == op.compute && self.numel() > 0
+                                                   ? column_candidates(device, kept.back().size, prog.vector_safe)
+                                                   : std::vector<tune::Candidate>{};
+  if (!columns.empty()) {
+    auto launch_columns = [&](const tune::Candidate& candidate, const at::Tensor& values) {
+      const int64_t width = tune::param(candidate, "W"), rows = tune::param(candidate, "R");
+      const std::string build = options + " -DLOCAL_SIZE=1 -DCOLUMNS=" + std::to_string(width) +
+                                " -DCVEC=" + std::to_string(tune::param(candidate, "V"));
+      const int64_t slices = (n_red + rows - 1) / rows, chunk = (n_red + slices - 1) / slices;
+      const at::Tensor partial = partials_for(slices);
+      KernelCall call(device, prog.key, "reduce_columns", build);
+      call.buffer(values.const_data_ptr()).buffer(self.const_data_ptr());
+      slice_args(call, slices, chunk, partial, values);
+      call.launch(n_out / width * slices);
+      if (partial.defined()) finish_partials(build, partial, slices, values, values.const_data_ptr());
+    };
+    const std::string shape_class =
+        std::string(prog.key) + (*prog.options ? " " : "") + prog.options + " " + c10::toString(self.scalar_type()) +
+        " align=" + std::to_string(alignment(kept.back().size)) + " " + tune::bucket("out", n_out, 16, 1 << 20) + " " +
+        tune::bucket("red", n_red, 16, 1 << 24);
+    const bool tunable = self.numel() >= kTunedMinRowElements && out.is_non_overlapping_and_dense();
+    const tune::Candidate candidate =
+        tune::choose(device, "reduce_columns", shape_class, columns, tunable, [&](const auto& c) {
+          const at::Tensor values = at::empty_strided(out.sizes(), out.strides(), out.options());
+          launch_columns(c, values);
+          return values;
+        });
+    launch_columns(candidate, out);
     return;
   }
 
@@ -245,8 +299,8 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
     const int64_t wanted_groups =
         static_cast<int64_t>(std::max<uint32_t>(info.compute_units, 1)) * (info.cpu_class ? 8 : 4);
     const int64_t min_chunk = info.cpu_class ? 4096 : local * 16;
-    const int64_t slices = std::max<int64_t>(
-        1, std::min((wanted_groups + n_out - 1) / n_out, (n_red + min_chunk - 1) / min_chunk));
+    const int64_t slices =
+        std::max<int64_t>(1, std::min((wanted_groups + n_out - 1) / n_out, (n_red + min_chunk - 1) / min_chunk));
     const int64_t chunk = (n_red + slices - 1) / slices;
     const int64_t groups = std::min<int64_t>(n_out * slices, static_cast<int64_t>(info.compute_units) * 64);
     const void* out2 = positions.defined() ? positions.const_data_ptr() : values.const_data_ptr();
@@ -267,13 +321,14 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
                                   tune::bucket("out", n_out, 1, 1 << 20) + " " +
                                   tune::bucket("red", n_red, 16, 1 << 24);
   const std::vector<tune::Candidate> candidates = row_candidates(info, vectorized);
-  const tune::Candidate candidate = tune::choose(device, "reduce", shape_class, candidates, tunable, [&](const auto& c) {
-    const at::Tensor values = at::empty_strided(out.sizes(), out.strides(), out.options());
-    const at::Tensor positions =
-        indices.defined() ? at::empty_strided(indices.sizes(), indices.strides(), indices.options()) : at::Tensor();
-    launch_slices(c, values, positions);
-    return positions.defined() ? positions : values;
-  });
+  const tune::Candidate candidate =
+      tune::choose(device, "reduce", shape_class, candidates, tunable, [&](const auto& c) {
+        const at::Tensor values = at::empty_strided(out.sizes(), out.strides(), out.options());
+        const at::Tensor positions =
+            indices.defined() ? at::empty_strided(indices.sizes(), indices.strides(), indices.options()) : at::Tensor();
+        launch_slices(c, values, positions);
+        return positions.defined() ? positions : values;
+      });
   launch_slices(candidate, out, indices);
 }
 

@@ -5,6 +5,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <string>
+
 #include <vector>
 
 namespace foo_cl::launch {
@@ -44,5 +46,10 @@ struct ReduceOp {
 // when defined) have self's shape with the reduced dims removed, or kept as size 1 (`keepdim`).
 void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tensor& indices, c10::IntArrayRef dims,
                    bool keepdim, const ReduceOp& op);
+
+// The column kernel's tuning candidates ("W=128 V=16 R=256": W outputs per work-item, V at a time,
+// over slices of R reduced elements) for `columns` outputs along the contiguous kept dim, the
+// default first; ops without vector forms (not `vector_safe`) take scalars.
+std::vector<std::string> column_candidates(c10::DeviceIndex device, int64_t columns, bool vector_safe);
 
 }  // namespace foo_cl::launch
