@@ -4,6 +4,7 @@
 #include "distributed/GlooBackend.h"
 #include "launch/Attention.h"
 #include "launch/Clblast.h"
+#include "launch/Conv.h"
 #include "launch/Gemm.h"
 #include "launch/Launch.h"
 #include "launch/Reduce.h"
@@ -259,6 +260,8 @@ PYBIND11_MODULE(_C, m) {
   m.def("_column_candidates", [](int index, int64_t columns, bool vector_safe) {
     return launch::column_candidates(static_cast<c10::DeviceIndex>(index), columns, vector_safe);
   });
+  m.def("_im2col_candidates",
+        [](int index) { return launch::im2col_candidates(static_cast<c10::DeviceIndex>(index)); });
   m.def("_gemm_candidates", [](int index, bool nn) {
     return launch::gemm_candidate_list(runtime::device_info(static_cast<c10::DeviceIndex>(index)), nn);
   });

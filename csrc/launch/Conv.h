@@ -7,6 +7,9 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <string>
+#include <vector>
+
 namespace foo_cl::launch {
 
 // The window of taps, and the output positions it is applied at (out_d x out_h x out_w: set by the
@@ -21,6 +24,10 @@ struct ConvWindow {
 int64_t conv_out_size(int64_t size, int64_t k, int64_t stride, int64_t pad, int64_t dilation);
 
 void launch_im2col(const at::Tensor& volumes, const at::Tensor& cols, const ConvWindow& window);
+// im2col's tuning candidates on a device, the default first: "rows VEC=16" (a work-item per
+// column-matrix row segment, unit-stride segments VEC at a time; bare "rows": one at a time) or
+// "elements" (a work-item per element).
+std::vector<std::string> im2col_candidates(c10::DeviceIndex device);
 void launch_col2im(const at::Tensor& cols, const at::Tensor& volumes, const ConvWindow& window);
 
 }  // namespace foo_cl::launch

@@ -1,7 +1,9 @@
-// conv/im2col: writes the column matrices of a batch of volumes (conv/conv_shape.h). A work-item
-// writes one column-matrix row segment: one (volume, channel, tap, output depth, output row), over
-// every output column. Only moves values, so DT is the unsigned-size dtype of the element size.
-// Build options: DT, INDEX_T.
+// conv/im2col: writes the column matrices of a batch of volumes (conv/conv_shape.h). Only moves
+// values, so DT is the unsigned-size dtype of the element size. Two kernels, the tuner's variants:
+// im2col_contig, where a work-item writes column-matrix row segments (one (volume, channel, tap,
+// output depth, output row) each, over every output column), VEC at a time where a segment's
+// inputs are contiguous and inside the row; and im2col_elements, a work-item per element, so that
+// neighbouring work-items write neighbouring elements (GPUs). Build options: DT, INDEX_T, VEC.
 #define NOPERANDS 1
 #include "common.clh"
 #include "conv/conv_shape.h"
@@ -44,20 +46,47 @@ __kernel void im2col_contig(__global const char* image, ulong image_offset, __gl
                             foo_conv_shape s, INDEX_T rows) {
   __global const st* in = FOO_PTR(const st, image, image_offset);
   __global st* out = FOO_PTR(st, cols, cols_offset);
-  const int out_w = (int)s.out_w;
+  const int out_w = (int)s.out_w, sw = (int)s.sw;
   const int width = (int)s.width, height = (int)s.height, depth = (int)s.depth;
   FOO_CARRY_LOOP(r, rows, foo_col_row, c, foo_col_row_of(r, &s), foo_col_row_next(&c, &s)) {
-    const int y = c.y, z = c.z, j = c.j, i = c.i, a = c.a;
-    const ulong plane = c.plane;
-    const int d = z * (int)s.sd - (int)s.pd + a * (int)s.dd;
-    const int h = y * (int)s.sh - (int)s.ph + i * (int)s.dh;
+    const int d = c.z * (int)s.sd - (int)s.pd + c.a * (int)s.dd;
+    const int h = c.y * (int)s.sh - (int)s.ph + c.i * (int)s.dh;
     __global st* dst = out + (ulong)r * out_w;
     if (d < 0 || d >= depth || h < 0 || h >= height) {
       for (int x = 0; x < out_w; ++x) dst[x] = (st)0;
       continue;
     }
-    __global const st* src = in + ((plane * depth + d) * height + h) * width;
-    int w = j * (int)s.dw - (int)s.pw;
-    for (int x = 0; x < out_w; ++x, w += (int)s.sw) dst[x] = w >= 0 && w < width ? src[w] : (st)0;
+    __global const st* src = in + ((c.plane * depth + d) * height + h) * width;
+    const int w0 = c.j * (int)s.dw - (int)s.pw;
+    int x = 0;
+#ifdef VEC
+    if (sw == 1) {
+      for (; x + VEC <= out_w; x += VEC) {
+        const int w = w0 + x;
+        if (w >= 0 && w + VEC <= width) {
+          FOO_CAT(vstore, VEC)(FOO_CAT(vload, VEC)(0, src + w), 0, dst + x);
+        } else {
+          for (int k = 0; k < VEC; ++k) dst[x + k] = w + k >= 0 && w + k < width ? src[w + k] : (st)0;
+        }
+      }
+    }
+#endif
+    for (int w = w0 + x * sw; x < out_w; ++x, w += sw) dst[x] = w >= 0 && w < width ? src[w] : (st)0;
+  }
+}
+
+__kernel void im2col_elements(__global const char* image, ulong image_offset, __global char* cols, ulong cols_offset,
+                              foo_conv_shape s, INDEX_T n) {
+  __global const st* in = FOO_PTR(const st, image, image_offset);
+  __global st* out = FOO_PTR(st, cols, cols_offset);
+  const int width = (int)s.width, height = (int)s.height, depth = (int)s.depth;
+  FOO_GRID_LOOP(e, n) {
+    const int x = (int)(e % s.out_w);
+    const foo_col_row c = foo_col_row_of(e / s.out_w, &s);
+    const int d = c.z * (int)s.sd - (int)s.pd + c.a * (int)s.dd;
+    const int h = c.y * (int)s.sh - (int)s.ph + c.i * (int)s.dh;
+    const int w = x * (int)s.sw - (int)s.pw + c.j * (int)s.dw;
+    const bool inside = d >= 0 && d < depth && h >= 0 && h < height && w >= 0 && w < width;
+    out[e] = inside ? in[((c.plane * depth + d) * height + h) * width + w] : (st)0;
   }
 }
