@@ -279,3 +279,11 @@ def test_long_k_matches_cpu_on_devices_that_end_loops_early():
     # llvmpipe stops it silently, so foo splits K there; elsewhere this is one launch.
     a, b = normal((2, 17, 5000), torch.float32, seed=1), normal((2, 5000, 9), torch.float32, seed=2)
     torch.testing.assert_close(torch.bmm(a.to(FOO), b.to(FOO)).cpu(), torch.bmm(a, b), rtol=1e-4, atol=1e-3)
+
+
+def test_deep_products_walk_groups_in_bands_like_cpu():
+    # gemm_nn runs its work-groups in bands along M sized to the device's cache: with K = 4096 a
+    # band on PoCL is a few groups of 48 rows, so 600 rows take whole bands and a partial last one.
+    a, b = normal((600, 4096), torch.float32, seed=1), normal((4096, 96), torch.float32, seed=2)
+    for x, y in [(a, b), (a[:, :2048].t().contiguous().t(), b[:2048])]:
+        torch.testing.assert_close((x.to(FOO) @ y.to(FOO)).cpu(), x @ y, rtol=1e-4, atol=2e-3)

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 
 #include "blas/gemm_shape.h"
 
@@ -145,9 +146,10 @@ foo_gemm_shape shape_of(const Gemm& g) {
           add ? g.d.stride(0) : 0};
 }
 
-// One launch of `name` from the program `options` builds, over `global` / `local` work-items.
+// One launch of `name` from the program `options` builds, over `global` / `local` work-items, with
+// the kernel's arguments after the common ones (`extra`).
 void launch_kernel(const Gemm& g, const char* name, const std::string& options, const size_t global[3],
-                   const size_t* local, int64_t extra) {
+                   const size_t* local, std::initializer_list<int64_t> extra = {}) {
   const c10::DeviceIndex device = g.c.device().index();
   KernelCall call(device, "blas/gemm", name, compute_option(g.compute) + options);
   // With K == 0 the operands are empty and never read: any buffer fills their slots.
@@ -155,7 +157,7 @@ void launch_kernel(const Gemm& g, const char* name, const std::string& options, 
   call.buffer(g.c.const_data_ptr()).buffer(operand(g.a)).buffer(operand(g.b));
   call.buffer(g.d.defined() ? g.d.const_data_ptr() : g.c.const_data_ptr()).value(shape_of(g));
   call.scalar(g.alpha, g.compute).scalar(g.d.defined() ? g.beta : c10::Scalar(0), g.compute);
-  if (extra >= 0) call.value(extra);
+  for (int64_t value : extra) call.value(value);
   call.launch_nd(global, local);
 }
 
@@ -192,11 +194,16 @@ void launch_candidate(const Gemm& g, const tune::Candidate& candidate) {
       const size_t global[3] = {static_cast<size_t>(ceil_div(ceil_div(M, tm), lm) * lm),
                                 static_cast<size_t>(ceil_div(tiles, ln) * ln), batch};
       const size_t local[3] = {static_cast<size_t>(lm), static_cast<size_t>(ln), 1};
-      launch_kernel(g, "gemm_nn", options, global, local, tiles);
+      // Bands of groups whose rows of A fill an eighth of the device's cache (bytes_per_group each).
+      const int64_t groups_m = static_cast<int64_t>(global[0]) / lm;
+      const int64_t bytes_per_group = lm * tm * std::max<int64_t>(g.a.size(2), 1) * g.a.element_size();
+      const int64_t cache = static_cast<int64_t>(runtime::device_info(g.c.device().index()).global_mem_cache_size);
+      const int64_t band = std::clamp<int64_t>(cache / 8 / bytes_per_group, 1, groups_m);
+      launch_kernel(g, "gemm_nn", options, global, local, {tiles, band});
     }
     if (tiles * nv * vw < N) {
       const size_t global[3] = {static_cast<size_t>(M), static_cast<size_t>(N - tiles * nv * vw), batch};
-      launch_kernel(g, "gemm_edge", options, global, nullptr, tiles * nv * vw);
+      launch_kernel(g, "gemm_edge", options, global, nullptr, {tiles * nv * vw});
     }
   } else if (tune::is_variant(candidate, "nt")) {
     const int tm = p("TM"), tn = N < p("TN") ? 1 : p("TN"), lm = p("LM"), ln = p("LN");
@@ -205,7 +212,7 @@ void launch_candidate(const Gemm& g, const tune::Candidate& candidate) {
     const size_t local[3] = {static_cast<size_t>(lm), static_cast<size_t>(ln), 1};
     const int kc = p("KC") >= g.a.size(2) ? 0 : p("KC");
     const std::string options = join({{"-DTM", tm}, {"-DTN", tn}, {"-DVW", p("VW")}, {"-DKC", kc}}).substr(1);
-    launch_kernel(g, "gemm_nt", options, global, local, -1);
+    launch_kernel(g, "gemm_nt", options, global, local);
   } else {
     TORCH_INTERNAL_ASSERT(tune::is_variant(candidate, "local"), "unknown GEMM candidate ", candidate);
     const int rm = p("RM"), rn = p("RN");
@@ -214,7 +221,7 @@ void launch_candidate(const Gemm& g, const tune::Candidate& candidate) {
     const size_t local[3] = {static_cast<size_t>(rm), static_cast<size_t>(rn), 1};
     const std::string options =
         join({{"-DRM", rm}, {"-DRN", rn}, {"-DWM", p("WM")}, {"-DWN", p("WN")}, {"-DKW", p("KW")}}).substr(1);
-    launch_kernel(g, "gemm_local", options, global, local, -1);
+    launch_kernel(g, "gemm_local", options, global, local);
   }
 }
 

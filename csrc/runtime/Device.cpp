@@ -59,7 +59,7 @@ cl_device_type wanted_device_types() {
 
 // FOO_CL_DEVICE_CLASS: "cpu" or "gpu" forces that class of variants; unset (or "auto") follows the device type.
 const char* forced_device_class() {
-  static const char* forced = [] () -> const char* {
+  static const char* forced = []() -> const char* {
     const char* env = std::getenv("FOO_CL_DEVICE_CLASS");
     if (!env || !*env) return nullptr;
     const std::string c = lower(env);
@@ -110,9 +110,11 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id id) {
   info.global_mem_size = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
   info.max_alloc_size = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   info.local_mem_size = device_value<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
+  info.global_mem_cache_size = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
   info.compute_units = device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
   info.max_work_group_size = device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
-  info.max_parameter_size = std::min<uint64_t>(device_value<size_t>(id, CL_DEVICE_MAX_PARAMETER_SIZE), parameter_size_cap());
+  info.max_parameter_size =
+      std::min<uint64_t>(device_value<size_t>(id, CL_DEVICE_MAX_PARAMETER_SIZE), parameter_size_cap());
   info.constant_buffer_size = device_value<cl_ulong>(id, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
   const auto single_fp = device_value<cl_device_fp_config>(id, CL_DEVICE_SINGLE_FP_CONFIG);
   info.correctly_rounded_sqrt = single_fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
@@ -155,16 +157,16 @@ void probe_loops_and_timing(DeviceInfo& info) {
   cl_command_queue queue = nullptr;
   cl_mem buffer = nullptr;
   cl_event event = nullptr;
-  const bool ran = clBuildProgram(program, 1, &info.id, "", nullptr, nullptr) == CL_SUCCESS &&
-                   (kernel = clCreateKernel(program, "count", &err)) != nullptr &&
-                   (queue = clCreateCommandQueue(info.context, info.id, CL_QUEUE_PROFILING_ENABLE, &err)) != nullptr &&
-                   (buffer = clCreateBuffer(info.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(data),
-                                            data, &err)) != nullptr &&
-                   clSetKernelArg(kernel, 0, sizeof(cl_mem), &buffer) == CL_SUCCESS &&
-                   clSetKernelArg(kernel, 1, sizeof(n), &n) == CL_SUCCESS &&
-                   clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &one, &one, 0, nullptr, &event) == CL_SUCCESS &&
-                   clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(cl_uint), data, 0, nullptr, nullptr) ==
-                       CL_SUCCESS;
+  const bool ran =
+      clBuildProgram(program, 1, &info.id, "", nullptr, nullptr) == CL_SUCCESS &&
+      (kernel = clCreateKernel(program, "count", &err)) != nullptr &&
+      (queue = clCreateCommandQueue(info.context, info.id, CL_QUEUE_PROFILING_ENABLE, &err)) != nullptr &&
+      (buffer = clCreateBuffer(info.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(data), data, &err)) !=
+          nullptr &&
+      clSetKernelArg(kernel, 0, sizeof(cl_mem), &buffer) == CL_SUCCESS &&
+      clSetKernelArg(kernel, 1, sizeof(n), &n) == CL_SUCCESS &&
+      clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &one, &one, 0, nullptr, &event) == CL_SUCCESS &&
+      clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(cl_uint), data, 0, nullptr, nullptr) == CL_SUCCESS;
   cl_ulong start = 0, end = 0;
   if (ran) {
     clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
@@ -212,8 +214,9 @@ void drop_devices_shown_twice(std::vector<DeviceInfo>& devices) {
   std::vector<bool> shadowed(devices.size());
   for (size_t i = 0; i < devices.size(); ++i) {
     for (const DeviceInfo& other : devices) {
-      shadowed[i] = shadowed[i] || (same_device(devices[i], other) && opencl_version_number(other.opencl_version) >
-                                                                          opencl_version_number(devices[i].opencl_version));
+      shadowed[i] = shadowed[i] ||
+                    (same_device(devices[i], other) &&
+                     opencl_version_number(other.opencl_version) > opencl_version_number(devices[i].opencl_version));
     }
   }
   std::vector<DeviceInfo> kept;

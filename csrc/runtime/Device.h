@@ -23,9 +23,10 @@ struct DeviceInfo {
   uint64_t global_mem_size = 0;
   uint64_t max_alloc_size = 0;
   uint64_t local_mem_size = 0;
+  uint64_t global_mem_cache_size = 0;  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (PoCL: the CPU's last-level cache)
   uint32_t compute_units = 0;
   size_t max_work_group_size = 0;
-  uint64_t max_parameter_size = 0;    // bytes of kernel arguments (1024 on a full profile, 256 embedded)
+  uint64_t max_parameter_size = 0;  // bytes of kernel arguments (1024 on a full profile, 256 embedded)
   uint64_t constant_buffer_size = 0;
   uint32_t float_vector_width = 1;  // CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT (8 for AVX2, 16 for AVX-512)
   bool has_fp16 = false;

@@ -44,9 +44,16 @@ __kernel void gemm_edge(FOO_GEMM_PARAMS, long n_start) {
 #define VLOAD(p) FOO_CAT(vload, VW)(0, p)
 
 // The launcher passes the number of whole NV * VW column tiles; work-items past M or past the last
-// tile (the padding of a group) compute a repeat of the last one and store nothing.
-__kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles) {
-  const long tile = get_global_id(1), m0 = get_global_id(0) * TM, batch = get_global_id(2);
+// tile (the padding of a group) compute a repeat of the last one and store nothing. Work-groups run
+// in bands of `band` groups along M: each band's groups take every column tile in turn, walking down
+// the band for each, so the band's rows of A stay in cache while B streams past (the launcher sizes
+// bands to the cache; a band of every group is the plain order).
+__kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles, long band) {
+  const long groups_m = get_num_groups(0), groups_n = get_num_groups(1);
+  const long g = get_group_id(0) + groups_m * get_group_id(1);
+  const long first = g / (band * groups_n) * band, rows = min(band, groups_m - first), r = g - first * groups_n;
+  const long tile = r / rows * get_local_size(1) + get_local_id(1);
+  const long m0 = ((first + r % rows) * get_local_size(0) + get_local_id(0)) * TM, batch = get_global_id(2);
   const long n0 = min(tile, n_tiles - 1) * NV * VW;
   FOO_GEMM_OPERANDS;
   long row[TM];
