@@ -118,62 +118,54 @@ double elapsed_ms(Clock::time_point since) {
   return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
 }
 
-struct Timing {
-  double microseconds;
-  at::Tensor output;  // of the untimed first run
-};
-
-// The best of up to kTimedRuns runs after one untimed run (which builds the program); fewer runs
-// once the deadline has passed or a run took twice the best so far.
-Timing time_candidate(c10::DeviceIndex device, const Candidate& candidate, Run run, Clock::time_point deadline,
-                      double best_so_far) {
-  const c10::StreamId stream = runtime::current_stream_id(device);
+// One timed run of a candidate, in microseconds, from an idle queue.
+double time_once(c10::DeviceIndex device, c10::StreamId stream, const Candidate& candidate, Run run) {
+  const auto start = Clock::now();
+  run(candidate);
   runtime::synchronize_stream(device, stream);
-  Timing timing{std::numeric_limits<double>::infinity(), run(candidate)};
-  runtime::synchronize_stream(device, stream);
-  for (int i = 0; i < kTimedRuns && (i == 0 || (Clock::now() < deadline && timing.microseconds < 2 * best_so_far));
-       ++i) {
-    const auto start = Clock::now();
-    run(candidate);
-    runtime::synchronize_stream(device, stream);
-    timing.microseconds = std::min(timing.microseconds, elapsed_ms(start) * 1000);
-  }
-  return timing;
+  return elapsed_ms(start) * 1000;
 }
 
 // Whether a candidate's result matches the reference's within rounding: its largest difference is
 // at most 1e-3 of the reference's largest magnitude (NaN anywhere disagrees).
 bool agrees(const at::Tensor& output, const at::Tensor& reference) {
   // Booleans and integers (a reduction's all, any or argmax) compare as doubles.
-  const auto values = [](const at::Tensor& t) { return t.is_floating_point() || t.is_complex() ? t : t.to(at::kDouble); };
+  const auto values = [](const at::Tensor& t) {
+    return t.is_floating_point() || t.is_complex() ? t : t.to(at::kDouble);
+  };
   const double scale = values(reference).abs().max().item<double>();
   const double error = at::sub(values(output), values(reference)).abs().max().item<double>();
   return error <= 1e-3 * scale;
 }
 
+// Times the candidates in rounds: the first runs each one untimed (which builds its program),
+// checks its result against the first's and times it once; later rounds time every candidate within
+// twice the best again, in turn, so that a burst of load on the machine falls on all of them rather
+// than on one. Each keeps its best time, over up to kTimedRuns rounds while the budget lasts.
 Entry tune(c10::DeviceIndex device, const std::string& family, const std::string& shape_class,
            const std::vector<Candidate>& candidates, Run run) {
   const auto start = Clock::now();
   const double budget = budget_ms();
   const auto deadline = start + std::chrono::microseconds(static_cast<int64_t>(budget * 1000));
   const bool exhaustive = mode() == Mode::kExhaustive;
+  const c10::StreamId stream = runtime::current_stream_id(device);
   std::vector<std::pair<double, Candidate>> timed;
   at::Tensor reference;  // the result of the first candidate that ran, normally the default
   std::string first_error;
+  runtime::synchronize_stream(device, stream);
   for (const Candidate& candidate : candidates) {
     if (!timed.empty() && !exhaustive && Clock::now() >= deadline) break;
     try {
-      const double best_so_far =
-          timed.empty() ? std::numeric_limits<double>::infinity() : std::min_element(timed.begin(), timed.end())->first;
-      Timing timing = time_candidate(device, candidate, run, deadline, best_so_far);
+      const at::Tensor output = run(candidate);
+      runtime::synchronize_stream(device, stream);
       // NOTE: a candidate that a driver miscompiles must not win by being fast.
       if (!reference.defined()) {
-        reference = timing.output;
-      } else if (!agrees(timing.output, reference)) {
+        reference = output;
+      } else if (!agrees(output, reference)) {
         if (first_error.empty()) first_error = candidate + ": results differ from " + timed.front().second + "'s";
         continue;
       }
-      timed.emplace_back(timing.microseconds, candidate);
+      timed.emplace_back(time_once(device, stream, candidate, run), candidate);
     } catch (const c10::Error& e) {
       // A candidate the device cannot build or run (too much local memory, a work-group too large)
       // is left out; it never becomes the choice.
@@ -182,6 +174,13 @@ Entry tune(c10::DeviceIndex device, const std::string& family, const std::string
   }
   TORCH_CHECK(!timed.empty(), "foo-cl: no candidate of '", family, "' runs on foo:", static_cast<int>(device), " for ",
               shape_class, "; the first failure was ", first_error);
+  for (int round = 1; round < kTimedRuns && timed.size() > 1; ++round) {
+    const double best = std::min_element(timed.begin(), timed.end())->first;
+    for (auto& [microseconds, candidate] : timed) {
+      if (Clock::now() >= deadline) break;
+      if (microseconds < 2 * best) microseconds = std::min(microseconds, time_once(device, stream, candidate, run));
+    }
+  }
   std::stable_sort(timed.begin(), timed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::ostringstream timings;
   timings.precision(1);
