@@ -20,7 +20,7 @@ def _autoload() -> None:
 import torch
 
 # _C registers the runtime and the kernels.
-from foo_cl import _C, _module_conversion, _without_fp64, device_module, distributed
+from foo_cl import _C, _module_conversion, _without_fp64, device_module, distributed, inductor
 
 __version__ = "0.1.0"
 
@@ -30,6 +30,7 @@ torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module
 _module_conversion.install()
 _without_fp64.install()
 distributed._register()
+inductor.install()
 
 
 @atexit.register

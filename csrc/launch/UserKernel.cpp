@@ -28,6 +28,27 @@ std::string arg_info_string(cl_kernel kernel, cl_uint index, cl_kernel_arg_info 
   return out;
 }
 
+void set_args(KernelCall& call, const std::vector<UserKernelArg>& args) {
+  for (const UserKernelArg& arg : args) {
+    switch (arg.kind) {
+      case UserKernelArg::Kind::buffer:
+        if (arg.address) {
+          call.buffer(arg.address);
+        } else {  // an empty tensor has no memory: a null pointer, as OpenCL allows
+          const cl_mem none = nullptr;
+          call.bytes(&none, sizeof(none)).value(cl_ulong{0});
+        }
+        break;
+      case UserKernelArg::Kind::value:
+        call.bytes(arg.bytes.data(), arg.bytes.size());
+        break;
+      case UserKernelArg::Kind::local:
+        call.local(arg.local_size);
+        break;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<UserKernelParam> user_kernel_params(c10::DeviceIndex device, const UserKernelSource& kernel) {
@@ -63,28 +84,18 @@ void launch_user_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
     if (g == 0) return;  // an empty range: nothing to run
   }
   KernelCall call(device, user_kernel(device, kernel), kernel.name.c_str(), "user");
-  for (const UserKernelArg& arg : args) {
-    switch (arg.kind) {
-      case UserKernelArg::Kind::buffer:
-        if (arg.address) {
-          call.buffer(arg.address);
-        } else {  // an empty tensor has no memory: a null pointer, as OpenCL allows
-          const cl_mem none = nullptr;
-          call.bytes(&none, sizeof(none)).value(cl_ulong{0});
-        }
-        break;
-      case UserKernelArg::Kind::value:
-        call.bytes(arg.bytes.data(), arg.bytes.size());
-        break;
-      case UserKernelArg::Kind::local:
-        call.local(arg.local_size);
-        break;
-    }
-  }
+  set_args(call, args);
   size_t global3[3] = {1, 1, 1}, local3[3] = {1, 1, 1};
   for (size_t d = 0; d < global.size(); ++d) global3[d] = global[d];
   for (size_t d = 0; d < local.size(); ++d) local3[d] = local[d];
   call.launch_nd(global3, local.empty() ? nullptr : local3, static_cast<cl_uint>(global.size()));
+}
+
+void launch_generated_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
+                             const std::vector<UserKernelArg>& args, int64_t n) {
+  KernelCall call(device, user_kernel(device, kernel), kernel.name.c_str(), "inductor");
+  set_args(call, args);
+  call.launch(n);
 }
 
 }  // namespace foo_cl::launch

@@ -40,4 +40,9 @@ struct UserKernelArg {
 void launch_user_kernel(c10::DeviceIndex device, const UserKernelSource& kernel, const std::vector<UserKernelArg>& args,
                         const std::vector<size_t>& global, const std::vector<size_t>& local);
 
+// Enqueues a kernel foo's Inductor backend generated (foo_cl/inductor) on the device's current
+// stream, over a grid sized like foo's own elementwise launches for `n` iterations of its grid loop.
+void launch_generated_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
+                             const std::vector<UserKernelArg>& args, int64_t n);
+
 }  // namespace foo_cl::launch

@@ -1,0 +1,761 @@
+"""Inductor's foo backend: fused pointwise and reduction kernels emitted as OpenCL C.
+
+Kernels follow Inductor's SIMD model with one flattened pointwise range ("x") and at most one
+reduction range ("r0_"). A work-item takes outputs (reduction rows) from foo's grid loop
+(kernels_cl/common.clh: contiguous ranges on CPU devices, a grid stride on GPUs); a reduction walks
+its row in a loop, accumulating in private variables, as Triton's looped reductions do with
+blocks. Half and bfloat16 values compute in float32, as foo's own kernels do. Matmul, convolution,
+attention, sorting and whatever else Inductor does not lower to loops run as calls to foo's ATen
+kernels (extern kernels and fallbacks).
+
+The pieces Inductor asks for: OpenCLScheduling (the device scheduling), WrapperCodegen (Python
+wrapper code calling foo_cl.inductor.runtime.FooKernel), FooDeviceOpOverrides, and the module-level
+names init_backend_registration looks up on torch.foo (Scheduling, PythonWrapperCodegen, ...).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import sympy
+import torch
+from torch._inductor.codegen.common import (
+    CSE,
+    BackendFeature,
+    CSEVariable,
+    DeferredLine,
+    DeviceOpOverrides,
+    IndentedBuffer,
+    OpOverrides,
+    register_device_op_overrides,
+)
+from torch._inductor.codegen.simd import IterationRangesEntry, SIMDKernel, SIMDScheduling
+from torch._inductor.codegen.wrapper import PythonWrapperCodegen
+from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
+from torch._inductor.utils import get_bounds_index_expr, get_kernel_metadata
+from torch._inductor.virtualized import V, ops
+from torch.utils._ordered_set import OrderedSet
+from torch.utils._sympy.printers import ExprPrinter
+
+# dtype -> (C type of a value in a kernel, C type of a buffer element). float16 and bfloat16
+# compute in float; bool is stored as uchar (OpenCL kernels take no bool pointers).
+_TYPES: dict[torch.dtype, tuple[str, str]] = {
+    torch.float32: ("float", "float"),
+    torch.float64: ("double", "double"),
+    torch.float16: ("float", "half"),
+    torch.bfloat16: ("float", "ushort"),
+    torch.int8: ("char", "char"),
+    torch.uint8: ("uchar", "uchar"),
+    torch.int16: ("short", "short"),
+    torch.uint16: ("ushort", "ushort"),
+    torch.int32: ("int", "int"),
+    torch.uint32: ("uint", "uint"),
+    torch.int64: ("long", "long"),
+    torch.uint64: ("ulong", "ulong"),
+    torch.bool: ("bool", "uchar"),
+}
+
+
+def _types(dtype: torch.dtype) -> tuple[str, str]:
+    if dtype not in _TYPES:
+        raise NotImplementedError(f"foo-cl: compiled kernels do not support {dtype}")
+    return _TYPES[dtype]
+
+
+def value_type(dtype: torch.dtype) -> str:
+    return _types(dtype)[0]
+
+
+def compute_dtype(dtype: torch.dtype) -> torch.dtype:
+    return torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+
+
+def _literal(value: bool | float | int, dtype: torch.dtype) -> str:
+    if dtype == torch.bool:
+        return "true" if value else "false"
+    if dtype.is_floating_point:
+        value = float(value)
+        if math.isnan(value):
+            return "NAN"
+        if math.isinf(value):
+            return "INFINITY" if value > 0 else "(-INFINITY)"
+        text = repr(value)
+        text = text if dtype == torch.float64 else f"{text}f"
+        return f"({text})" if value < 0 else text
+    text = f"{int(value)}L" if dtype in (torch.int64, torch.uint64) else str(int(value))
+    return f"({text})" if int(value) < 0 else text
+
+
+class OpenCLExprPrinter(ExprPrinter):
+    """Index and size expressions (sympy) as OpenCL C, in the kernel's index type (long)."""
+
+    def _print_FloorDiv(self, expr: sympy.Expr) -> str:
+        x, div = expr.args
+        if x.is_nonnegative and div.is_positive:
+            return f"({self.doprint(x)} / {self.doprint(div)})"
+        return f"FOO_FLOORDIV_INT({self.doprint(x)}, {self.doprint(div)})"
+
+    def _print_ModularIndexing(self, expr: sympy.Expr) -> str:
+        x, div, mod = expr.args
+        text = self.doprint(x)
+        if div != 1:
+            text = f"({text} / {self.doprint(div)})"
+        if x.is_nonnegative:
+            return f"({text} % {self.doprint(mod)})"
+        return f"FOO_MOD_INT({text}, {self.doprint(mod)})"
+
+    def _print_CleanDiv(self, expr: sympy.Expr) -> str:
+        return self._print_FloorDiv(expr)
+
+    def _print_Min(self, expr: sympy.Expr) -> str:
+        args = [self.doprint(a) for a in expr.args]
+        return "(" + ", ".join(args[:-1]).join(["min(" * (len(args) - 1), ""]) + "".join(f", {a})" for a in args[1:]) + ")"
+
+    def _print_Max(self, expr: sympy.Expr) -> str:
+        text = self.doprint(expr.args[0])
+        for arg in expr.args[1:]:
+            text = f"max({text}, {self.doprint(arg)})"
+        return text
+
+    def _print_Abs(self, expr: sympy.Expr) -> str:
+        x = self.doprint(expr.args[0])
+        return f"({x} < 0 ? -{x} : {x})"
+
+    def _print_Where(self, expr: sympy.Expr) -> str:
+        c, p, q = (self.doprint(a) for a in expr.args)
+        return f"({c} ? {p} : {q})"
+
+    def _print_ToFloat(self, expr: sympy.Expr) -> str:
+        return f"((double){self.doprint(expr.args[0])})"
+
+    def _print_IntTrueDiv(self, expr: sympy.Expr) -> str:
+        lhs, rhs = (self.doprint(a) for a in expr.args)
+        return f"((double){lhs} / (double){rhs})"
+
+    def _print_FloatTrueDiv(self, expr: sympy.Expr) -> str:
+        lhs, rhs = (self.doprint(a) for a in expr.args)
+        return f"({lhs} / {rhs})"
+
+    def _print_PowByNatural(self, expr: sympy.Expr) -> str:
+        base, exp = (self.doprint(a) for a in expr.args)
+        return f"foo_ipow({base}, {exp})"
+
+    def _print_FloorToInt(self, expr: sympy.Expr) -> str:
+        return f"((long)floor({self.doprint(expr.args[0])}))"
+
+    def _print_CeilToInt(self, expr: sympy.Expr) -> str:
+        return f"((long)ceil({self.doprint(expr.args[0])}))"
+
+    def _print_TruncToInt(self, expr: sympy.Expr) -> str:
+        return f"((long)trunc({self.doprint(expr.args[0])}))"
+
+    def _print_RoundToInt(self, expr: sympy.Expr) -> str:
+        return f"((long)rint({self.doprint(expr.args[0])}))"
+
+    def _print_Identity(self, expr: sympy.Expr) -> str:
+        return self.doprint(expr.args[0])
+
+    def _print_Float(self, expr: sympy.Expr) -> str:
+        return repr(float(expr))
+
+    def _print_Rational(self, expr: sympy.Expr) -> str:
+        return f"({int(expr.p)}.0 / {int(expr.q)}.0)"
+
+
+_printer = OpenCLExprPrinter()
+
+
+def _float_fn(name: str):
+    """An OpenCL C math builtin of one floating argument."""
+
+    def fn(x: CSEVariable) -> str:
+        return f"{name}({x})"
+
+    fn.__name__ = name
+    return staticmethod(fn)
+
+
+class OpenCLOverrides(OpOverrides):
+    """Inductor's ops as OpenCL C expressions on scalars (CSE variables and literals)."""
+
+    @staticmethod
+    def constant(value: bool | float | int, dtype: torch.dtype) -> str:
+        return _literal(value, dtype)
+
+    @staticmethod
+    def to_dtype(
+        x: CSEVariable, dtype: torch.dtype, src_dtype: torch.dtype | None = None, use_compute_types: bool = True
+    ) -> str:
+        if dtype == torch.bool:
+            return f"({x} != 0)"
+        if dtype == torch.float16:
+            return f"foo_round_to_half((float){x})"
+        if dtype == torch.bfloat16:
+            return f"foo_round_to_bfloat16((float){x})"
+        if dtype == torch.uint8 and src_dtype is not None and src_dtype.is_floating_point:
+            return f"((uchar)(long){x})"  # c10 converts through int64
+        return f"(({value_type(dtype)}){x})"
+
+    @staticmethod
+    def to_dtype_bitcast(x: CSEVariable, dtype: torch.dtype, src_dtype: torch.dtype) -> str:
+        if compute_dtype(dtype) != dtype or compute_dtype(src_dtype) != src_dtype:
+            raise NotImplementedError("foo-cl: compiled kernels do not bitcast float16 or bfloat16")
+        return f"as_{value_type(dtype)}(({value_type(src_dtype)}){x})"
+
+    @staticmethod
+    def index_expr(expr: sympy.Expr, dtype: torch.dtype) -> str:
+        index = V.kernel.index_to_str(V.kernel.prepare_indexing(expr))
+        var = V.kernel.cse.generate(V.kernel.compute, index, bounds=get_bounds_index_expr(expr), dtype=torch.int64)
+        return ops.to_dtype(var, dtype)
+
+    @staticmethod
+    def masked(mask: CSEVariable, body: Any, other: Any) -> CSEVariable:
+        """body() where mask holds, else other: the body's code runs only under the mask."""
+        kernel = V.kernel
+        scoped = IndentedBuffer()
+        with kernel.swap_buffers(scoped), scoped.indent():
+            result = body()
+        dtype = result.dtype if isinstance(result, CSEVariable) and result.dtype is not None else torch.float32
+        var = kernel.cse.newvar(dtype=dtype)
+        other_text = _literal(other, dtype) if isinstance(other, (bool, int, float)) else str(other)
+        kernel.compute.writeline(f"{value_type(dtype)} {var} = {other_text};")
+        kernel.compute.writeline(f"if ({mask}) {{")
+        with kernel.compute.indent():
+            kernel.compute.splice(scoped)
+            kernel.compute.writeline(f"{var} = {result};")
+        kernel.compute.writeline("}")
+        return var
+
+    @staticmethod
+    def where(a: CSEVariable, b: CSEVariable, c: CSEVariable) -> str:
+        return f"({a} ? {b} : {c})"
+
+    @staticmethod
+    def maximum(a: CSEVariable, b: CSEVariable) -> str:
+        return f"FOO_MAX({a}, {b})"
+
+    @staticmethod
+    def minimum(a: CSEVariable, b: CSEVariable) -> str:
+        return f"FOO_MIN({a}, {b})"
+
+    @staticmethod
+    def floordiv(a: CSEVariable, b: CSEVariable) -> str:
+        return f"FOO_FLOORDIV_INT({a}, {b})" if _is_integer(a, b) else f"FOO_FLOORDIV_FLOAT({a}, {b})"
+
+    @staticmethod
+    def truncdiv(a: CSEVariable, b: CSEVariable) -> str:
+        return f"({a} / {b})" if _is_integer(a, b) else f"trunc({a} / {b})"
+
+    @staticmethod
+    def mod(a: CSEVariable, b: CSEVariable) -> str:
+        return f"({a} % {b})" if _is_integer(a, b) else f"fmod({a}, {b})"
+
+    @staticmethod
+    def remainder(a: CSEVariable, b: CSEVariable) -> str:
+        return f"FOO_MOD_INT({a}, {b})" if _is_integer(a, b) else f"FOO_MOD_FLOAT({a}, {b})"
+
+    @staticmethod
+    def fmod(a: CSEVariable, b: CSEVariable) -> str:
+        return f"fmod({a}, {b})"
+
+    @staticmethod
+    def pow(a: CSEVariable, b: CSEVariable) -> str:
+        return f"foo_ipow({a}, {b})" if _is_integer(a, b) else f"pow({a}, {b})"
+
+    @staticmethod
+    def abs(x: CSEVariable) -> str:
+        return f"fabs({x})" if _is_floating(x) else f"({x} < 0 ? -{x} : {x})"
+
+    @staticmethod
+    def sign(x: CSEVariable) -> str:
+        t = value_type(getattr(x, "dtype", None) or torch.float32)
+        return f"FOO_NAN_OR({x}, ({t})({x} > 0) - ({t})({x} < 0))"
+
+    @staticmethod
+    def signbit(x: CSEVariable) -> str:
+        return f"(signbit({x}) != 0)" if _is_floating(x) else f"({x} < 0)"
+
+    @staticmethod
+    def isnan(x: CSEVariable) -> str:
+        return f"(isnan({x}) != 0)" if _is_floating(x) else "false"
+
+    @staticmethod
+    def isinf(x: CSEVariable) -> str:
+        return f"(isinf({x}) != 0)" if _is_floating(x) else "false"
+
+    @staticmethod
+    def round(x: CSEVariable) -> str:
+        return f"rint({x})"
+
+    @staticmethod
+    def logical_and(a: CSEVariable, b: CSEVariable) -> str:
+        return f"({a} && {b})"
+
+    @staticmethod
+    def logical_or(a: CSEVariable, b: CSEVariable) -> str:
+        return f"({a} || {b})"
+
+    @staticmethod
+    def logical_xor(a: CSEVariable, b: CSEVariable) -> str:
+        return f"(!{a} != !{b})"
+
+    @staticmethod
+    def logical_not(a: CSEVariable) -> str:
+        return f"(!{a})"
+
+    @staticmethod
+    def atan2(a: CSEVariable, b: CSEVariable) -> str:
+        return f"atan2({a}, {b})"
+
+    @staticmethod
+    def hypot(a: CSEVariable, b: CSEVariable) -> str:
+        return f"hypot({a}, {b})"
+
+    @staticmethod
+    def copysign(a: CSEVariable, b: CSEVariable) -> str:
+        return f"copysign({a}, {b})"
+
+    @staticmethod
+    def nextafter(a: CSEVariable, b: CSEVariable) -> str:
+        return f"nextafter({a}, {b})"
+
+    @staticmethod
+    def fma(a: CSEVariable, b: CSEVariable, c: CSEVariable) -> str:
+        return f"fma({a}, {b}, {c})"
+
+    @staticmethod
+    def rand(seed: CSEVariable, offset: CSEVariable) -> str:
+        return f"foo_rand({seed}, {offset})"
+
+    @staticmethod
+    def randn(seed: CSEVariable, offset: CSEVariable) -> str:
+        return f"foo_randn({seed}, {offset})"
+
+    @staticmethod
+    def randint64(seed: CSEVariable, offset: CSEVariable, low: CSEVariable, high: CSEVariable) -> str:
+        return f"foo_randint64({seed}, {offset}, {low}, {high})"
+
+    exp = _float_fn("exp")
+    exp2 = _float_fn("exp2")
+    expm1 = _float_fn("expm1")
+    log = _float_fn("log")
+    log2 = _float_fn("log2")
+    log10 = _float_fn("log10")
+    log1p = _float_fn("log1p")
+    sqrt = _float_fn("sqrt")
+    rsqrt = _float_fn("rsqrt")
+    sin = _float_fn("sin")
+    cos = _float_fn("cos")
+    tan = _float_fn("tan")
+    asin = _float_fn("asin")
+    acos = _float_fn("acos")
+    atan = _float_fn("atan")
+    sinh = _float_fn("sinh")
+    cosh = _float_fn("cosh")
+    tanh = _float_fn("tanh")
+    asinh = _float_fn("asinh")
+    acosh = _float_fn("acosh")
+    atanh = _float_fn("atanh")
+    erf = _float_fn("erf")
+    erfc = _float_fn("erfc")
+    lgamma = _float_fn("lgamma")
+    floor = _float_fn("floor")
+    ceil = _float_fn("ceil")
+    trunc = _float_fn("trunc")
+
+
+def _dtype_of(x: Any) -> torch.dtype | None:
+    return getattr(x, "dtype", None)
+
+
+def _is_floating(*values: Any) -> bool:
+    dtypes = [_dtype_of(v) for v in values]
+    known = [d for d in dtypes if d is not None]
+    return any(d.is_floating_point for d in known) if known else True
+
+
+def _is_integer(*values: Any) -> bool:
+    return not _is_floating(*values)
+
+
+class TypedCSE(CSE):
+    """CSE whose assignments declare their variable with its C type: OpenCL C has no ``auto``."""
+
+    _latest: CSEVariable | None = None
+
+    def newvar(self, *args: Any, **kwargs: Any) -> CSEVariable:
+        var = super().newvar(*args, **kwargs)
+        self._latest = var
+        return var
+
+    @property  # type: ignore[override]
+    def prefix(self) -> str:
+        var = self._latest
+        dtype = var.dtype if var is not None and var.dtype is not None else torch.float32
+        return f"{value_type(dtype)} "
+
+    @prefix.setter
+    def prefix(self, value: str) -> None:
+        pass
+
+
+class OpenCLKernel(SIMDKernel):
+    """One generated OpenCL C kernel (see the module's docstring for its shape)."""
+
+    overrides = OpenCLOverrides  # type: ignore[assignment]
+    suffix = ";"
+    sexpr = _printer.doprint
+    kexpr = _printer.doprint
+
+    def __init__(self, tiling: dict[str, sympy.Expr], **kwargs: Any) -> None:
+        super().__init__(tiling, **kwargs)
+        self.cse = TypedCSE(self.newvar_prefix, self.suffix)
+        self.x_indexing = IndentedBuffer()  # the pointwise range's index variables, once per output
+        self.post_loop_store = IndentedBuffer()  # stores of reduction results, after their loop
+        self.outside_loop_vars: OrderedSet[CSEVariable] = OrderedSet()
+        self.accumulators = itertools.count()
+
+    def dtype_to_str(self, dtype: torch.dtype) -> str:
+        return value_type(dtype)
+
+    def should_use_persistent_reduction(self) -> bool:
+        return False  # reductions loop over their rows
+
+    def _loads_outside_loop(self, index: sympy.Expr) -> bool:
+        return self.inside_reduction and not any(
+            symbol_is_reduction(s) for s in index.free_symbols
+        )
+
+    def load(self, name: str, index: sympy.Expr) -> CSEVariable:
+        var = self.args.input(name)
+        index = self.prepare_indexing(index)
+        dtype = V.graph.get_dtype(name)
+        position = self.index_to_str(index)
+        if dtype == torch.float16:
+            line = f"vload_half({position}, {var})"
+        elif dtype == torch.bfloat16:
+            line = f"foo_bf16_to_float({var}[{position}])"
+        elif dtype == torch.bool:
+            line = f"({var}[{position}] != 0)"
+        else:
+            line = f"{var}[{position}]"
+        if self._loads_outside_loop(index):
+            # Values a reduction's row does not change are read once, before its loop.
+            result = self.cse.generate(self.body, line, dtype=compute_dtype(dtype))
+            self.outside_loop_vars.add(result)
+            return result
+        return self.cse.generate(self.loads, line, dtype=compute_dtype(dtype))
+
+    def _store_line(self, name: str, index: sympy.Expr, value: CSEVariable) -> str:
+        var = self.args.output(name)
+        position = self.index_to_str(self.prepare_indexing(index))
+        dtype = V.graph.get_dtype(name)
+        if dtype == torch.float16:
+            return f"vstore_half_rte((float){value}, {position}, {var});"
+        if dtype == torch.bfloat16:
+            return f"{var}[{position}] = foo_float_to_bf16((float){value});"
+        return f"{var}[{position}] = ({_types(dtype)[1]}){value};"
+
+    def store(self, name: str, index: sympy.Expr, value: CSEVariable, mode: Any = None) -> None:
+        if mode is not None:
+            raise NotImplementedError(f"foo-cl: compiled kernels do not support store mode {mode}")
+        self.stores.writeline(DeferredLine(name, self._store_line(name, index, value)))
+
+    def store_reduction(self, name: str, index: sympy.Expr, value: CSEVariable) -> None:
+        self.post_loop_store.writeline(DeferredLine(name, self._store_line(name, index, value)))
+
+    def check_bounds(self, expr: sympy.Expr, size: sympy.Expr, lower: bool, upper: bool) -> None:
+        """Indices out of range are clamped so a kernel never reads outside its buffers (CUDA's
+        kernels would raise a device-side assert; foo's have no way to report one)."""
+
+    def _accumulator(self, dtype: torch.dtype, init: str) -> CSEVariable:
+        name = f"acc{next(self.accumulators)}"
+        var = self.cse.namedvar(name, dtype=dtype)
+        self.body.writeline(f"{value_type(dtype)} {name} = {init};")
+        self.outside_loop_vars.add(var)
+        return var
+
+    def reduction(self, dtype: torch.dtype, src_dtype: torch.dtype, reduction_type: str, value: Any) -> Any:
+        assert self.inside_reduction
+        cache_key = (src_dtype, reduction_type, value)
+        if cache_key in self.cse.reduction_cache:
+            return self.cse.reduction_cache[cache_key]
+        result = self._reduction(dtype, src_dtype, reduction_type, value)
+        self.cse.reduction_cache[cache_key] = result
+        return result
+
+    def _reduction(self, dtype: torch.dtype, src_dtype: torch.dtype, reduction_type: str, value: Any) -> Any:
+        r_index = self.range_trees[-1].name  # the linear index within the reduced dims
+        acc_dtype = compute_dtype(src_dtype)
+        if reduction_type in ("sum", "prod", "xor_sum", "any", "max", "min"):
+            if reduction_type == "any":
+                acc = self._accumulator(torch.bool, "false")
+                self.compute.writeline(f"{acc} = {acc} || {value};")
+                return acc
+            if reduction_type in ("max", "min"):
+                limit = "INFINITY" if acc_dtype.is_floating_point else _int_limit(acc_dtype, reduction_type == "min")
+                init = limit if reduction_type == "min" else f"(-{limit})" if acc_dtype.is_floating_point else limit
+                acc = self._accumulator(acc_dtype, init)
+                fn = "FOO_MAX" if reduction_type == "max" else "FOO_MIN"
+                self.compute.writeline(f"{acc} = {fn}({acc}, {value});")
+                return acc
+            acc_dtype = compute_dtype(dtype)
+            init = {"sum": "0", "prod": "1", "xor_sum": "0"}[reduction_type]
+            acc = self._accumulator(acc_dtype, init)
+            op = {"sum": "+", "prod": "*", "xor_sum": "^"}[reduction_type]
+            self.compute.writeline(f"{acc} = {acc} {op} {value};")
+            return acc
+        if reduction_type in ("argmax", "argmin"):
+            # The first index of the largest (smallest) value; NaN counts as the largest and smallest.
+            best = self._accumulator(acc_dtype, "NAN" if acc_dtype.is_floating_point else "0")
+            index = self._accumulator(torch.int64, "-1")
+            better = ">" if reduction_type == "argmax" else "<"
+            nan = f"({value} != {value} && {best} == {best})"
+            self.compute.writeline(
+                f"if ({index} < 0 || ({best} == {best} && ({value} {better} {best} || {nan}))) "
+                f"{{ {best} = {value}; {index} = {r_index}; }}"
+            )
+            return index
+        if reduction_type == "welford_reduce":
+            mean = self._accumulator(torch.float32 if acc_dtype != torch.float64 else acc_dtype, "0")
+            m2 = self._accumulator(mean.dtype, "0")
+            weight = self._accumulator(mean.dtype, "0")
+            delta = f"delta_{mean}"
+            self.compute.splice(
+                f"""
+                {weight} = {weight} + 1;
+                const {value_type(mean.dtype)} {delta} = {value} - {mean};
+                {mean} = {mean} + {delta} / {weight};
+                {m2} = {m2} + {delta} * ({value} - {mean});
+                """
+            )
+            return mean, m2, weight
+        if reduction_type == "welford_combine":
+            value_mean, value_m2, value_weight = value
+            mean = self._accumulator(torch.float32 if acc_dtype != torch.float64 else acc_dtype, "0")
+            m2 = self._accumulator(mean.dtype, "0")
+            weight = self._accumulator(mean.dtype, "0")
+            t = value_type(mean.dtype)
+            self.compute.splice(
+                f"""
+                if ({value_weight} != 0) {{
+                    const {t} total_{mean} = {weight} + {value_weight};
+                    const {t} delta_{mean} = {value_mean} - {mean};
+                    const {t} share_{mean} = {value_weight} / total_{mean};
+                    {mean} = {mean} + delta_{mean} * share_{mean};
+                    {m2} = {m2} + {value_m2} + delta_{mean} * delta_{mean} * {weight} * share_{mean};
+                    {weight} = total_{mean};
+                }}
+                """
+            )
+            return mean, m2, weight
+        raise NotImplementedError(f"foo-cl: compiled kernels do not support reduction {reduction_type}")
+
+    def codegen_iteration_ranges_entry(self, entry: IterationRangesEntry) -> None:
+        line = f"const {self.index_dtype} {entry.name} = {self.sexpr(self.rename_indexing(entry.expr))};"
+        if entry.is_reduction:
+            self.indexing_code.writeline(line)
+        else:
+            self.x_indexing.writeline(line)
+
+    def codegen_body(self) -> None:
+        """Moves the pending loads, compute and stores into the body: inside a loop over the
+        reduction range when they belong to a reduction, straight otherwise."""
+        if not (self.indexing_code or self.loads or self.compute or self.stores or self.post_loop_store):
+            return
+        tree = self.range_trees[-1]
+        if self.inside_reduction and tree.is_reduction:
+            self.body.writeline(
+                f"for ({self.index_dtype} {tree.name} = 0; {tree.name} < {tree.prefix}numel; ++{tree.name}) {{"
+            )
+            with self.body.indent():
+                self.body.splice(self.indexing_code)
+                self.body.splice(self.loads)
+                self.body.splice(self.compute)
+                self.body.splice(self.stores)
+            self.body.writeline("}")
+            # Variables declared in the loop are out of scope after it.
+            self.cse.invalidate(self.outside_loop_vars)
+            tree.cache_clear()
+        else:
+            self.body.splice(self.indexing_code)
+            self.body.splice(self.loads)
+            self.body.splice(self.compute)
+            self.body.splice(self.stores)
+        self.body.splice(self.post_loop_store)
+        for buffer in (self.indexing_code, self.loads, self.compute, self.stores, self.post_loop_store):
+            buffer.clear()
+
+    def _parameters(self) -> tuple[list[str], list[str]]:
+        """The kernel's parameters and the prologue lines that turn (buffer, byte offset) pairs into
+        typed pointers."""
+        arg_defs, _, _, arg_types = self.args.python_argdefs()
+        params, prologue = [], []
+        for arg, arg_type in zip(arg_defs, arg_types):
+            name = arg.name
+            if isinstance(arg_type, torch.dtype):
+                storage = _types(arg_type)[1]
+                params.append(f"__global char* {name}_buffer, ulong {name}_offset")
+                prologue.append(f"__global {storage}* {name} = (__global {storage}*)({name}_buffer + {name}_offset);")
+            else:
+                params.append(f"const long {name}")
+        for tree in self.range_trees:
+            params.append(f"const long {tree.prefix}numel")
+        return params, prologue
+
+    def codegen_kernel(self, name: str | None = None) -> str:
+        self.codegen_body()
+        params, prologue = self._parameters()
+        code = IndentedBuffer()
+        code.writeline('#include "inductor.clh"')
+        code.writeline("")
+        code.writeline(f"__kernel void {name or 'KERNEL_NAME'}(")
+        with code.indent():
+            code.writelines([p + ("," if i < len(params) - 1 else ") {") for i, p in enumerate(params)])
+        with code.indent():
+            code.writelines(prologue)
+            x = self.range_trees[0]
+            code.writeline(f"FOO_GRID_LOOP({x.name}, {x.prefix}numel) {{")
+            with code.indent():
+                code.splice(self.x_indexing)
+                code.splice(self.body)
+            code.writeline("}")
+        code.writeline("}")
+        return code.getvalue()
+
+    def call_kernel(self, name: str, node: Any = None, deallocate_ws: bool = True) -> None:
+        wrapper = V.graph.wrapper_code
+        _, call_args, _, arg_types = self.args.python_argdefs()
+        for outer in self.args.sizevars:
+            wrapper.ensure_size_computed(outer)
+        args = [str(a) for a in call_args]
+        tensors = sum(isinstance(t, torch.dtype) for t in arg_types)
+        grid_arg = len(args)
+        for tree in self.range_trees:
+            if isinstance(tree.numel, (sympy.Integer, int)):
+                args.append(str(tree.numel))
+            else:
+                args.append(str(wrapper.generate_numel_expr(name, tree).inner))
+        wrapper.kernel_layouts[name] = (tensors, grid_arg)
+        wrapper.generate_kernel_call(name, args, device=V.graph.get_current_device_or_throw(), triton=False)
+
+
+def symbol_is_reduction(symbol: sympy.Symbol) -> bool:
+    from torch.utils._sympy.symbol import SymT, symbol_is_type
+
+    return symbol_is_type(symbol, (SymT.R0_INDEX, SymT.R1_INDEX))
+
+
+def _int_limit(dtype: torch.dtype, highest: bool) -> str:
+    info = torch.iinfo(dtype)
+    return _literal(info.max if highest else info.min, dtype)
+
+
+class OpenCLScheduling(SIMDScheduling):
+    kernel_type = OpenCLKernel  # type: ignore[assignment]
+
+    @classmethod
+    def get_backend_features(cls, device: torch.device) -> OrderedSet[BackendFeature]:
+        return OrderedSet(
+            [
+                BackendFeature.INPLACE_BUFFERS,
+                BackendFeature.TUPLE_REDUCTION,
+                BackendFeature.PREFER_STORE_LOOP_ORDER,
+                BackendFeature.REDUCE_TO_SINGLE_ELEMENT,
+            ]
+        )
+
+    @classmethod
+    def select_tiling(cls, node_schedule, numel, reduction_numel=sympy.S.One, coalesce_analysis=None):
+        # One flattened pointwise range: a work-item walks outputs in order.
+        return cls.create_tiling([numel], [reduction_numel])
+
+    def define_kernel(self, src_code: str, node_schedule: Any, kernel: OpenCLKernel) -> str:
+        wrapper = V.graph.wrapper_code
+        if src_code in wrapper.src_to_kernel:
+            return wrapper.src_to_kernel[src_code]
+        name = f"foo_kernel_{wrapper.next_kernel_suffix()}"
+        wrapper.src_to_kernel[src_code] = name
+        source = src_code.replace("KERNEL_NAME", name)
+        origins, detailed = get_kernel_metadata(node_schedule, wrapper)
+        wrapper.header.writeline(f"# {origins}")
+        for line in detailed.splitlines():
+            wrapper.header.writeline(f"# {line}")
+        wrapper.header.writeline(f"{name}_source = '''")
+        for line in source.rstrip("\n").splitlines():
+            wrapper.header.writeline(line)
+        wrapper.header.writeline("'''")
+        wrapper.pending_kernels[name] = f"{name}_source"
+        return name
+
+
+class WrapperCodegen(PythonWrapperCodegen):
+    """Python wrapper code whose foo kernel calls go to foo_cl.inductor.runtime.FooKernel."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kernel_layouts: dict[str, tuple[int, int]] = {}
+        self.pending_kernels: dict[str, str] = {}
+
+    @staticmethod
+    def create(is_subgraph: bool, subgraph_name: str | None, parent_wrapper: Any, partition_signatures: Any = None):
+        if is_subgraph:
+            from torch._inductor.codegen.wrapper import SubgraphPythonWrapperCodegen
+
+            return SubgraphPythonWrapperCodegen(subgraph_name, parent_wrapper, partition_signatures)
+        return WrapperCodegen()
+
+    def write_header(self) -> None:
+        super().write_header()
+        self.header.writeline("from foo_cl.inductor.runtime import FooKernel")
+
+    def _generate_kernel_call_helper(self, kernel_name: str, call_args: Any, *, device=None, triton=True, **kwargs):
+        device = device or V.graph.get_current_device_or_throw()
+        if device.type != "foo":
+            return super()._generate_kernel_call_helper(kernel_name, call_args, device=device, triton=triton, **kwargs)
+        if kernel_name in self.pending_kernels:
+            tensors, grid_arg = self.kernel_layouts[kernel_name]
+            source = self.pending_kernels.pop(kernel_name)
+            self.header.writeline(f"{kernel_name} = FooKernel({kernel_name!r}, {source}, {tensors}, {grid_arg})")
+        self.writeline(self.wrap_kernel_call(kernel_name, call_args))
+
+
+class CppWrapperCodegen:
+    """AOTInductor and cpp_wrapper need a C++ launcher foo-cl does not have."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError("foo-cl: torch.compile on foo supports the Python wrapper only (cpp_wrapper=False)")
+
+    @staticmethod
+    def create(*args: Any, **kwargs: Any) -> Any:
+        return CppWrapperCodegen()
+
+
+class FooDeviceOpOverrides(DeviceOpOverrides):
+    def import_get_raw_stream_as(self, name: str) -> str:
+        return f"def {name}(_):\n    return 0"
+
+    def set_device(self, device_idx: int) -> str:
+        return f"torch.foo.set_device({device_idx})"
+
+    def synchronize(self) -> str:
+        return "torch.foo.synchronize()"
+
+    def device_guard(self, device_idx: int) -> str:
+        return f"torch.foo.device({device_idx})"
+
+    def cpp_kernel_type(self) -> str:
+        return "void*"
+
+
+register_device_op_overrides("foo", FooDeviceOpOverrides())
+
+# What init_backend_registration looks up on torch.foo (foo_cl.inductor.backend_attribute).
+BACKEND = {
+    "Scheduling": OpenCLScheduling,
+    "PythonWrapperCodegen": WrapperCodegen,
+    "CppWrapperCodegen": CppWrapperCodegen,
+    "WrapperFxCodegen": WrapperFxCodegen,
+}

@@ -1,0 +1,49 @@
+"""What the Python modules Inductor writes for foo call: generated OpenCL C kernels as callables.
+
+A kernel is built through foo's program cache (in memory, and on disk where the driver does not
+cache builds itself) at its first launch, and enqueued on the current stream of its tensors' device
+with foo's kernel ABI: a tensor is its buffer and byte offset, an integer a 64-bit value.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import torch
+
+from foo_cl import _C
+
+_INT64 = struct.Struct("<q")
+
+
+class FooKernel:
+    """A generated kernel: ``kernel(*tensors, *sizes, xnumel[, r0_numel])``.
+
+    The first ``tensors`` arguments are foo tensors (their data pointers may be views into a
+    buffer); the rest are integers. ``xnumel``, the argument at ``grid_arg``, is how many
+    iterations the kernel's grid loop takes: one per output element or reduction row.
+    """
+
+    def __init__(self, name: str, source: str, tensors: int, grid_arg: int) -> None:
+        self.name = name
+        self.source = source
+        self.tensors = tensors
+        self.grid_arg = grid_arg
+
+    def __repr__(self) -> str:
+        return f"FooKernel({self.name!r})"
+
+    def __call__(self, *args: torch.Tensor | int) -> None:
+        packed: list[tuple[int, object]] = []
+        device = None
+        for position, arg in enumerate(args):
+            if position < self.tensors:
+                assert isinstance(arg, torch.Tensor)
+                if device is None:
+                    device = arg.device.index
+                packed.append((0, arg.data_ptr()))
+            else:
+                packed.append((1, _INT64.pack(int(arg))))
+        if device is None:
+            device = _C._current_device()
+        _C._launch_generated_kernel(device, self.source, self.name, "", packed, int(args[self.grid_arg]))
