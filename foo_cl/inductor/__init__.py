@@ -32,9 +32,9 @@ def backend_attribute(name: str) -> Any:
 
 
 def _register_device_interface(module: ModuleType) -> None:
-    from foo_cl.inductor.device_interface import FooInterface
-
     import torch
+
+    from foo_cl.inductor.device_interface import FooInterface
 
     module.register_interface_for_device("foo", FooInterface)
     for index in range(torch.foo.device_count()):

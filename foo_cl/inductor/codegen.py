@@ -72,7 +72,7 @@ def compute_dtype(dtype: torch.dtype) -> torch.dtype:
     return torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
 
 
-def _literal(value: bool | float | int, dtype: torch.dtype) -> str:
+def _literal(value: bool | float, dtype: torch.dtype) -> str:
     if dtype == torch.bool:
         return "true" if value else "false"
     if dtype.is_floating_point:
@@ -111,7 +111,9 @@ class OpenCLExprPrinter(ExprPrinter):
 
     def _print_Min(self, expr: sympy.Expr) -> str:
         args = [self.doprint(a) for a in expr.args]
-        return "(" + ", ".join(args[:-1]).join(["min(" * (len(args) - 1), ""]) + "".join(f", {a})" for a in args[1:]) + ")"
+        return (
+            "(" + ", ".join(args[:-1]).join(["min(" * (len(args) - 1), ""]) + "".join(f", {a})" for a in args[1:]) + ")"
+        )
 
     def _print_Max(self, expr: sympy.Expr) -> str:
         text = self.doprint(expr.args[0])
@@ -181,7 +183,7 @@ class OpenCLOverrides(OpOverrides):
     """Inductor's ops as OpenCL C expressions on scalars (CSE variables and literals)."""
 
     @staticmethod
-    def constant(value: bool | float | int, dtype: torch.dtype) -> str:
+    def constant(value: bool | float, dtype: torch.dtype) -> str:
         return _literal(value, dtype)
 
     @staticmethod
@@ -424,9 +426,7 @@ class OpenCLKernel(SIMDKernel):
         return False  # reductions loop over their rows
 
     def _loads_outside_loop(self, index: sympy.Expr) -> bool:
-        return self.inside_reduction and not any(
-            symbol_is_reduction(s) for s in index.free_symbols
-        )
+        return self.inside_reduction and not any(symbol_is_reduction(s) for s in index.free_symbols)
 
     def load(self, name: str, index: sympy.Expr) -> CSEVariable:
         var = self.args.input(name)
@@ -467,8 +467,14 @@ class OpenCLKernel(SIMDKernel):
         self.post_loop_store.writeline(DeferredLine(name, self._store_line(name, index, value)))
 
     def check_bounds(self, expr: sympy.Expr, size: sympy.Expr, lower: bool, upper: bool) -> None:
-        """Indices out of range are clamped so a kernel never reads outside its buffers (CUDA's
-        kernels would raise a device-side assert; foo's have no way to report one)."""
+        """Clamps an indirect index into [0, size): a kernel never reads or writes outside its
+        buffers. NOTE: CUDA's kernels raise a device-side assert there; foo's cannot report one, so an
+        out-of-range index (which eager foo rejects) reads the nearest element instead."""
+        if not (lower or upper) or not isinstance(expr, sympy.Symbol) or str(expr) not in self.cse.varname_map:
+            return
+        low = "0" if lower else str(expr)
+        high = f"({self.index_to_str(size)}) - 1" if upper else str(expr)
+        self.compute.writeline(f"{expr} = clamp({expr}, (long){low}, (long){high});")
 
     def _accumulator(self, dtype: torch.dtype, init: str) -> CSEVariable:
         name = f"acc{next(self.accumulators)}"
