@@ -11,11 +11,16 @@
 #include <ATen/SDPBackend.h>
 #include <ATen/native/transformers/attention.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/empty_strided.h>
 #include <ATen/ops/scalar_tensor.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <vector>
 
 namespace foo_cl::aten {
 namespace {
@@ -65,6 +70,29 @@ void check_fusable(const Tensor& q, const Tensor& k, const Tensor& v, double dro
               q.sizes(), ", ", k.sizes(), " and ", v.sizes());
 }
 
+// What the meta functions (torch/_meta_registrations.py) give the fused attention's results, which
+// compiled graphs check: the output in the query's memory order (alloc_with_matching_layout), each
+// gradient like its input (empty_like). `t` is a dense result; it is copied when the layouts differ.
+Tensor in_matching_layout(const Tensor& t, const Tensor& query) {
+  Tensor like;
+  if (t.sizes() == query.sizes()) {
+    like = at::empty_like(query);
+  } else {
+    std::vector<int64_t> order(query.dim()), strides(query.dim());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return query.stride(a) > query.stride(b); });
+    int64_t stride = 1;
+    for (auto d = order.rbegin(); d != order.rend(); ++d) {
+      strides[*d] = stride;
+      stride *= t.size(*d);
+    }
+    like = at::empty_strided(t.sizes(), strides, t.options());
+  }
+  if (like.strides() == t.strides()) return t;
+  return like.copy_(t);
+}
+
 // The launches' view of an attention: heads as batches.
 launch::Attention attention_of(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, bool causal,
                                std::optional<double> scale, std::optional<launch::AttentionDropout> dropout) {
@@ -82,19 +110,20 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Ten
   const c10::DeviceGuard guard(q.device());
   const int64_t B = q.size(0), H = q.size(1), L = q.size(2), S = k.size(2);
   std::optional<launch::AttentionDropout> dropout;
-  Tensor philox_seed, philox_offset;
+  // CPU scalars, as CUDA's fused kernels return them (the bits of the uint64 values); zeros without
+  // dropout, where the meta function (and so a compiled graph) still expects tensors.
+  Tensor philox_seed = at::scalar_tensor(0, at::kLong), philox_offset = at::scalar_tensor(0, at::kLong);
   if (dropout_p > 0) {
     dropout = launch::AttentionDropout{
         1 - dropout_p, launch::reserve_philox_tiles(std::nullopt, q.device().index(), B * H * L * S, /*bits=*/32)};
-    // CPU scalars, as CUDA's fused kernels return them; the bits of the uint64 values.
-    philox_seed = at::scalar_tensor(static_cast<int64_t>(dropout->state.seed), at::kLong);
-    philox_offset = at::scalar_tensor(static_cast<int64_t>(dropout->state.offset), at::kLong);
+    philox_seed.fill_(static_cast<int64_t>(dropout->state.seed));
+    philox_offset.fill_(static_cast<int64_t>(dropout->state.offset));
   }
   const Tensor lse = at::empty({B, H, L}, q.options().dtype(launch::compute_type(q.scalar_type())));
   const Tensor out = at::empty({B, H, L, v.size(3)}, q.options());
   launch::launch_attention(attention_of(q, k, v, mask_of(attn_bias, q, S), is_causal, scale, dropout),
                            heads_as_batch(out), lse);
-  return {out, lse, Tensor(), Tensor(), L, S, philox_seed, philox_offset, Tensor()};
+  return {in_matching_layout(out, q), lse, Tensor(), Tensor(), L, S, philox_seed, philox_offset, Tensor()};
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
@@ -120,7 +149,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
       attention_of(q, k, v, mask, is_causal, scale, dropout), heads_as_batch(grad_out), heads_as_batch(out),
       lse.contiguous(), {grad_input_mask[0], grad_input_mask[1], grad_input_mask[2]}, bias_grad);
   const auto as_input = [](const Tensor& grad, const Tensor& input) {
-    return grad.defined() ? grad.view(input.sizes()) : grad;
+    return grad.defined() ? in_matching_layout(grad.view(input.sizes()), input) : grad;
   };
   Tensor d_bias;
   if (bias_grad) d_bias = g.d_scores.view({B, H, L, S}).sum_to_size(attn_bias.sizes()).to(attn_bias.scalar_type());

@@ -15,8 +15,8 @@ cl_kernel user_kernel(c10::DeviceIndex device, const UserKernelSource& kernel) {
 }
 
 void check_described(cl_int err, const std::string& name) {
-  TORCH_CHECK(err == CL_SUCCESS, "foo-cl: the OpenCL implementation does not describe the parameters of kernel '",
-              name, "' (clGetKernelArgInfo: ", runtime::cl_error_name(err), ")");
+  TORCH_CHECK(err == CL_SUCCESS, "foo-cl: the OpenCL implementation does not describe the parameters of kernel '", name,
+              "' (clGetKernelArgInfo: ", runtime::cl_error_name(err), ")");
 }
 
 std::string arg_info_string(cl_kernel kernel, cl_uint index, cl_kernel_arg_info what, const std::string& name) {

@@ -213,6 +213,10 @@ class OpenCLOverrides(OpOverrides):
         return ops.to_dtype(var, dtype)
 
     @staticmethod
+    def value_expr(expr: sympy.Expr, dtype: torch.dtype) -> str:
+        return OpenCLOverrides.index_expr(expr, dtype)
+
+    @staticmethod
     def masked(mask: CSEVariable, body: Any, other: Any) -> CSEVariable:
         """body() where mask holds, else other: the body's code runs only under the mask."""
         kernel = V.kernel
@@ -459,9 +463,16 @@ class OpenCLKernel(SIMDKernel):
         return f"{var}[{position}] = ({_types(dtype)[1]}){value};"
 
     def store(self, name: str, index: sympy.Expr, value: CSEVariable, mode: Any = None) -> None:
-        if mode is not None:
+        if mode == "atomic_add":
+            # kernels_cl/atomics.clh: compare-and-swap loops where OpenCL has no atomic add.
+            var = self.args.output(name)
+            position = self.index_to_str(self.prepare_indexing(index))
+            line = f"ATOMIC_ADD_{_atomic_name(V.graph.get_dtype(name))}(&{var}[{position}], {value});"
+        elif mode is None:
+            line = self._store_line(name, index, value)
+        else:
             raise NotImplementedError(f"foo-cl: compiled kernels do not support store mode {mode}")
-        self.stores.writeline(DeferredLine(name, self._store_line(name, index, value)))
+        self.stores.writeline(DeferredLine(name, line))
 
     def store_reduction(self, name: str, index: sympy.Expr, value: CSEVariable) -> None:
         self.post_loop_store.writeline(DeferredLine(name, self._store_line(name, index, value)))
@@ -646,6 +657,26 @@ class OpenCLKernel(SIMDKernel):
                 args.append(str(wrapper.generate_numel_expr(name, tree).inner))
         wrapper.kernel_layouts[name] = (tensors, grid_arg)
         wrapper.generate_kernel_call(name, args, device=V.graph.get_current_device_or_throw(), triton=False)
+
+
+_ATOMIC_NAMES = {
+    torch.float32: "float",
+    torch.float64: "double",
+    torch.float16: "half",
+    torch.bfloat16: "bfloat16",
+    torch.int8: "int8",
+    torch.uint8: "uint8",
+    torch.int16: "int16",
+    torch.int32: "int32",
+    torch.int64: "int64",
+    torch.bool: "bool",
+}
+
+
+def _atomic_name(dtype: torch.dtype) -> str:
+    if dtype not in _ATOMIC_NAMES:
+        raise NotImplementedError(f"foo-cl: compiled kernels have no atomic add for {dtype}")
+    return _ATOMIC_NAMES[dtype]
 
 
 def symbol_is_reduction(symbol: sympy.Symbol) -> bool:
