@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from foo_cl import _C, _utils, inductor
+from foo_cl import _C, _utils
 from foo_cl._utils import DeviceLike, _checked_index
 
 __all__ = [
@@ -352,8 +352,6 @@ def mem_get_info(device: DeviceLike = None) -> tuple[int, int]:
 def __getattr__(name: str) -> Any:
     if name == "default_generators":
         return tuple(_C._default_generator(i) for i in range(device_count()))
-    if name in inductor.BACKEND_ATTRIBUTES:  # Inductor's lookups: the codegen is imported on first use
-        return inductor.backend_attribute(name)
     raise AttributeError(f"module 'torch.foo' has no attribute '{name}'")
 
 

@@ -1,13 +1,10 @@
 """torch.compile on foo: Inductor generates OpenCL C for foo's fused pointwise and reduction kernels.
 
 Registration is lazy, so that ``import torch`` (which imports foo_cl) does not import Dynamo or
-Inductor:
-
-- Dynamo's device interface for "foo" is registered as soon as ``torch._dynamo.device_interface``
-  is imported (an import hook installed by :func:`install`), before Inductor asks for it.
-- Inductor finds foo's scheduling and wrapper codegen as attributes of ``torch.foo``
-  (``torch.utils.backend_registration``); the first lookup imports :mod:`foo_cl.inductor.codegen`,
-  which also registers foo's device op overrides.
+Inductor: import hooks installed by :func:`install` register foo's Dynamo device interface when
+``torch._dynamo.device_interface`` loads, and its code generator (foo_cl.inductor.codegen: device
+op overrides, scheduling, wrapper codegen) when ``torch._inductor.compile_fx`` loads, before
+anything asks for them.
 """
 
 from __future__ import annotations
@@ -18,20 +15,9 @@ import sys
 from types import ModuleType
 from typing import Any
 
-# What Inductor's init_backend_registration looks up on torch.foo.
-BACKEND_ATTRIBUTES = ("Scheduling", "PythonWrapperCodegen", "CppWrapperCodegen", "WrapperFxCodegen")
-
-_DEVICE_INTERFACE_MODULE = "torch._dynamo.device_interface"
-
-
-def backend_attribute(name: str) -> Any:
-    """torch.foo.<name> for the names in BACKEND_ATTRIBUTES: the codegen classes Inductor uses."""
-    from foo_cl.inductor import codegen
-
-    return codegen.BACKEND[name]
-
 
 def _register_device_interface(module: ModuleType) -> None:
+    """Registers foo with Dynamo, whose device_interface `module` is."""
     import torch
 
     from foo_cl.inductor.device_interface import FooInterface
@@ -41,30 +27,51 @@ def _register_device_interface(module: ModuleType) -> None:
         module.register_interface_for_device(f"foo:{index}", FooInterface)
 
 
+def _register_backend(module: ModuleType) -> None:
+    """Registers foo's code generator with Inductor, once its compile_fx `module` has run."""
+    from foo_cl.inductor import codegen
+
+    codegen.register()
+
+
+# NOTE: each registration runs right after its module finished loading: Dynamo's device_interface
+# loads halfway through Inductor's utils, which the code generator needs; compile_fx, which runs
+# before Inductor looks for backends, loads after the modules the code generator builds on.
+_HOOKS = {
+    "torch._dynamo.device_interface": _register_device_interface,
+    "torch._inductor.compile_fx": _register_backend,
+}
+
+
 class _RegisterOnImport(importlib.abc.MetaPathFinder):
-    """Registers the device interface right after Dynamo's device_interface module runs."""
+    """Runs a module's registration right after the module runs."""
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname != _DEVICE_INTERFACE_MODULE:
+        register = _HOOKS.get(fullname)
+        if register is None:
             return None
+        # Find the module's real spec past this finder.
         sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            sys.meta_path.insert(0, self)
         if spec is None or spec.loader is None:
             return spec
         exec_module = spec.loader.exec_module
 
         def exec_and_register(module: ModuleType) -> None:
             exec_module(module)
-            _register_device_interface(module)
+            register(module)
 
         spec.loader.exec_module = exec_and_register  # type: ignore[method-assign]
         return spec
 
 
 def install() -> None:
-    """Registers the device interface now if Dynamo's module is loaded, else when it is imported."""
-    module = sys.modules.get(_DEVICE_INTERFACE_MODULE)
-    if module is not None:
-        _register_device_interface(module)
-    elif not any(isinstance(finder, _RegisterOnImport) for finder in sys.meta_path):
+    """Registers foo with Dynamo and Inductor: now for their modules already loaded, else as each loads."""
+    for name, register in _HOOKS.items():
+        if name in sys.modules:
+            register(sys.modules[name])
+    if not any(isinstance(finder, _RegisterOnImport) for finder in sys.meta_path):
         sys.meta_path.insert(0, _RegisterOnImport())

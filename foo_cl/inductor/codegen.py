@@ -8,15 +8,17 @@ blocks. Half and bfloat16 values compute in float32, as foo's own kernels do. Ma
 attention, sorting and whatever else Inductor does not lower to loops run as calls to foo's ATen
 kernels (extern kernels and fallbacks).
 
-The pieces Inductor asks for: OpenCLScheduling (the device scheduling), WrapperCodegen (Python
-wrapper code calling foo_cl.inductor.runtime.FooKernel), FooDeviceOpOverrides, and the module-level
-names init_backend_registration looks up on torch.foo (Scheduling, PythonWrapperCodegen, ...).
+The pieces Inductor uses (registered by foo_cl.inductor.backend): OpenCLScheduling, the device
+scheduling, and WrapperCodegen, Python wrapper code calling foo_cl.inductor.runtime.FooKernel.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
+import os
+from pathlib import Path
 from typing import Any
 
 import sympy
@@ -29,15 +31,19 @@ from torch._inductor.codegen.common import (
     DeviceOpOverrides,
     IndentedBuffer,
     OpOverrides,
+    register_backend_for_device,
     register_device_op_overrides,
 )
 from torch._inductor.codegen.simd import IterationRangesEntry, SIMDKernel, SIMDScheduling
 from torch._inductor.codegen.wrapper import PythonWrapperCodegen
 from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
+from torch._inductor.custom_graph_pass import CustomGraphModulePass
 from torch._inductor.utils import get_bounds_index_expr, get_kernel_metadata
 from torch._inductor.virtualized import V, ops
 from torch.utils._ordered_set import OrderedSet
 from torch.utils._sympy.printers import ExprPrinter
+
+from foo_cl import _C
 
 # dtype -> (C type of a value in a kernel, C type of a buffer element). float16 and bfloat16
 # compute in float; bool is stored as uchar (OpenCL kernels take no bool pointers).
@@ -364,7 +370,11 @@ class OpenCLOverrides(OpOverrides):
     asinh = _float_fn("asinh")
     acosh = _float_fn("acosh")
     atanh = _float_fn("atanh")
-    erf = _float_fn("erf")
+
+    @staticmethod
+    def erf(x: CSEVariable) -> str:
+        return f"erf({x})" if _dtype_of(x) == torch.float64 else f"foo_erf({x})"
+
     erfc = _float_fn("erfc")
     lgamma = _float_fn("lgamma")
     floor = _float_fn("floor")
@@ -419,6 +429,7 @@ class OpenCLKernel(SIMDKernel):
         super().__init__(tiling, **kwargs)
         self.cse = TypedCSE(self.newvar_prefix, self.suffix)
         self.x_indexing = IndentedBuffer()  # the pointwise range's index variables, once per output
+        self.post_loop_combine = IndentedBuffer()  # reductions' lanes combined, after their loop
         self.post_loop_store = IndentedBuffer()  # stores of reduction results, after their loop
         self.outside_loop_vars: OrderedSet[CSEVariable] = OrderedSet()
         self.accumulators = itertools.count()
@@ -487,11 +498,30 @@ class OpenCLKernel(SIMDKernel):
         high = f"({self.index_to_str(size)}) - 1" if upper else str(expr)
         self.compute.writeline(f"{expr} = clamp({expr}, (long){low}, (long){high});")
 
-    def _accumulator(self, dtype: torch.dtype, init: str) -> CSEVariable:
+    def _lanes(self, dtype: torch.dtype, init: str) -> str:
+        """An accumulator with one value per lane (FOO_LANES), set before the reduction's loop."""
         name = f"acc{next(self.accumulators)}"
-        var = self.cse.namedvar(name, dtype=dtype)
-        self.body.writeline(f"{value_type(dtype)} {name} = {init};")
+        self.body.writeline(f"{value_type(dtype)} {name}_lanes[FOO_LANES];")
+        self.body.writeline(
+            f"for (int foo_lane = 0; foo_lane < FOO_LANES; ++foo_lane) {name}_lanes[foo_lane] = {init};"
+        )
+        return f"{name}_lanes"
+
+    def _result(self, lanes: str, dtype: torch.dtype) -> CSEVariable:
+        """The variable a reduction's lanes combine into after its loop (declared, lane 0's value)."""
+        var = self.cse.namedvar(lanes.removesuffix("_lanes"), dtype=dtype)
+        self.post_loop_combine.writeline(f"{value_type(dtype)} {var} = {lanes}[0];")
         self.outside_loop_vars.add(var)
+        return var
+
+    def _fold(self, lanes: str, dtype: torch.dtype, combine: str) -> CSEVariable:
+        """One accumulator, updated in the loop by `combine` (a format of {acc} and {value}), whose
+        lanes fold the same way after it."""
+        var = self._result(lanes, dtype)
+        self.post_loop_combine.writeline(
+            f"for (int foo_lane = 1; foo_lane < FOO_LANES; ++foo_lane) "
+            f"{var} = {combine.format(acc=var, value=f'{lanes}[foo_lane]')};"
+        )
         return var
 
     def reduction(self, dtype: torch.dtype, src_dtype: torch.dtype, reduction_type: str, value: Any) -> Any:
@@ -504,71 +534,74 @@ class OpenCLKernel(SIMDKernel):
         return result
 
     def _reduction(self, dtype: torch.dtype, src_dtype: torch.dtype, reduction_type: str, value: Any) -> Any:
-        r_index = self.range_trees[-1].name  # the linear index within the reduced dims
+        """Each lane accumulates every FOO_LANES-th element of the row (independent chains the CPU
+        overlaps and the compiler may vectorise); the lanes combine after the loop."""
         acc_dtype = compute_dtype(src_dtype)
-        if reduction_type in ("sum", "prod", "xor_sum", "any", "max", "min"):
-            if reduction_type == "any":
-                acc = self._accumulator(torch.bool, "false")
-                self.compute.writeline(f"{acc} = {acc} || {value};")
-                return acc
-            if reduction_type in ("max", "min"):
-                limit = "INFINITY" if acc_dtype.is_floating_point else _int_limit(acc_dtype, reduction_type == "min")
-                init = limit if reduction_type == "min" else f"(-{limit})" if acc_dtype.is_floating_point else limit
-                acc = self._accumulator(acc_dtype, init)
-                fn = "FOO_MAX" if reduction_type == "max" else "FOO_MIN"
-                self.compute.writeline(f"{acc} = {fn}({acc}, {value});")
-                return acc
-            acc_dtype = compute_dtype(dtype)
-            init = {"sum": "0", "prod": "1", "xor_sum": "0"}[reduction_type]
-            acc = self._accumulator(acc_dtype, init)
-            op = {"sum": "+", "prod": "*", "xor_sum": "^"}[reduction_type]
-            self.compute.writeline(f"{acc} = {acc} {op} {value};")
-            return acc
+        if reduction_type in _FOLDS:
+            combine, init = _FOLDS[reduction_type]
+            acc_dtype = torch.bool if reduction_type == "any" else acc_dtype
+            if reduction_type in ("sum", "prod", "xor_sum"):
+                acc_dtype = compute_dtype(dtype)
+            if init is None:  # max, min: the lowest (highest) value of the dtype
+                init = _extreme(acc_dtype, highest=reduction_type == "min")
+            lanes = self._lanes(acc_dtype, init)
+            mine = f"{lanes}[foo_lane]"
+            self.compute.writeline(f"{mine} = {combine.format(acc=mine, value=value)};")
+            return self._fold(lanes, acc_dtype, combine)
         if reduction_type in ("argmax", "argmin"):
-            # The first index of the largest (smallest) value; NaN counts as the largest and smallest.
-            best = self._accumulator(acc_dtype, "NAN" if acc_dtype.is_floating_point else "0")
-            index = self._accumulator(torch.int64, "-1")
-            better = ">" if reduction_type == "argmax" else "<"
-            nan = f"({value} != {value} && {best} == {best})"
-            self.compute.writeline(
-                f"if ({index} < 0 || ({best} == {best} && ({value} {better} {best} || {nan}))) "
-                f"{{ {best} = {value}; {index} = {r_index}; }}"
-            )
-            return index
+            return self._arg_reduction(acc_dtype, ">" if reduction_type == "argmax" else "<", value)
+        if reduction_type in ("welford_reduce", "welford_combine"):
+            return self._welford(acc_dtype, reduction_type, value)
+        raise NotImplementedError(f"foo-cl: compiled kernels do not support reduction {reduction_type}")
+
+    def _arg_reduction(self, acc_dtype: torch.dtype, better: str, value: CSEVariable) -> CSEVariable:
+        """The first index of the largest (smallest) value; NaN counts as beyond every number."""
+        best = self._lanes(acc_dtype, "0")
+        index = self._lanes(torch.int64, "-1")
+        b, i = f"{best}[foo_lane]", f"{index}[foo_lane]"
+        # In a lane indices only grow: ties keep the earlier one.
+        self.compute.writeline(
+            f"if ({i} < 0 || ({b} == {b} && ({value} {better} {b} || {value} != {value}))) "
+            f"{{ {b} = {value}; {i} = {self.range_trees[-1].name}; }}"
+        )
+        best_all, index_all = self._result(best, acc_dtype), self._result(index, torch.int64)
+        v, j = f"{best}[foo_lane]", f"{index}[foo_lane]"
+        take = (
+            f"{j} >= 0 && ({index_all} < 0 || ({best_all} != {best_all} ? ({v} != {v} && {j} < {index_all}) : "
+            f"({v} != {v} || {v} {better} {best_all} || ({v} == {best_all} && {j} < {index_all}))))"
+        )
+        self.post_loop_combine.writeline(
+            f"for (int foo_lane = 1; foo_lane < FOO_LANES; ++foo_lane) "
+            f"if ({take}) {{ {best_all} = {v}; {index_all} = {j}; }}"
+        )
+        return index_all
+
+    def _welford(self, acc_dtype: torch.dtype, reduction_type: str, value: Any) -> tuple[CSEVariable, ...]:
+        """Mean, sum of squared deviations and count (Welford's updates per lane, Chan's combination
+        of lanes)."""
+        dtype = torch.float64 if acc_dtype == torch.float64 else torch.float32
+        t = value_type(dtype)
+        mean, m2, weight = (self._lanes(dtype, "0") for _ in range(3))
+        m, q, w = (f"{x}[foo_lane]" for x in (mean, m2, weight))
         if reduction_type == "welford_reduce":
-            mean = self._accumulator(torch.float32 if acc_dtype != torch.float64 else acc_dtype, "0")
-            m2 = self._accumulator(mean.dtype, "0")
-            weight = self._accumulator(mean.dtype, "0")
-            delta = f"delta_{mean}"
             self.compute.splice(
                 f"""
-                {weight} = {weight} + 1;
-                const {value_type(mean.dtype)} {delta} = {value} - {mean};
-                {mean} = {mean} + {delta} / {weight};
-                {m2} = {m2} + {delta} * ({value} - {mean});
-                """
-            )
-            return mean, m2, weight
-        if reduction_type == "welford_combine":
-            value_mean, value_m2, value_weight = value
-            mean = self._accumulator(torch.float32 if acc_dtype != torch.float64 else acc_dtype, "0")
-            m2 = self._accumulator(mean.dtype, "0")
-            weight = self._accumulator(mean.dtype, "0")
-            t = value_type(mean.dtype)
-            self.compute.splice(
-                f"""
-                if ({value_weight} != 0) {{
-                    const {t} total_{mean} = {weight} + {value_weight};
-                    const {t} delta_{mean} = {value_mean} - {mean};
-                    const {t} share_{mean} = {value_weight} / total_{mean};
-                    {mean} = {mean} + delta_{mean} * share_{mean};
-                    {m2} = {m2} + {value_m2} + delta_{mean} * delta_{mean} * {weight} * share_{mean};
-                    {weight} = total_{mean};
+                {{
+                    {w} = {w} + 1;
+                    const {t} delta = {value} - {m};
+                    {m} = {m} + delta / {w};
+                    {q} = {q} + delta * ({value} - {m});
                 }}
                 """
             )
-            return mean, m2, weight
-        raise NotImplementedError(f"foo-cl: compiled kernels do not support reduction {reduction_type}")
+        else:
+            self.compute.writeline(f"FOO_WELFORD_COMBINE({t}, {m}, {q}, {w}, {value[0]}, {value[1]}, {value[2]});")
+        results = tuple(self._result(x, dtype) for x in (mean, m2, weight))
+        self.post_loop_combine.writeline(
+            f"for (int foo_lane = 1; foo_lane < FOO_LANES; ++foo_lane) "
+            f"FOO_WELFORD_COMBINE({t}, {results[0]}, {results[1]}, {results[2]}, {m}, {q}, {w});"
+        )
+        return results
 
     def codegen_iteration_ranges_entry(self, entry: IterationRangesEntry) -> None:
         line = f"const {self.index_dtype} {entry.name} = {self.sexpr(self.rename_indexing(entry.expr))};"
@@ -584,14 +617,28 @@ class OpenCLKernel(SIMDKernel):
             return
         tree = self.range_trees[-1]
         if self.inside_reduction and tree.is_reduction:
-            self.body.writeline(
-                f"for ({self.index_dtype} {tree.name} = 0; {tree.name} < {tree.prefix}numel; ++{tree.name}) {{"
-            )
+            # Whole blocks of FOO_LANES elements, a lane each, then the rest in lane 0.
+            body = IndentedBuffer()
+            for buffer in (self.indexing_code, self.loads, self.compute, self.stores):
+                body.splice(buffer)
+            numel, index = f"{tree.prefix}numel", tree.name
+            self.body.writeline("{")
             with self.body.indent():
-                self.body.splice(self.indexing_code)
-                self.body.splice(self.loads)
-                self.body.splice(self.compute)
-                self.body.splice(self.stores)
+                self.body.writeline(f"const long foo_whole = {numel} - {numel} % FOO_LANES;")
+                self.body.writeline("for (long foo_block = 0; foo_block < foo_whole; foo_block += FOO_LANES) {")
+                with self.body.indent():
+                    self.body.writeline('_Pragma("unroll") for (int foo_lane = 0; foo_lane < FOO_LANES; ++foo_lane) {')
+                    with self.body.indent():
+                        self.body.writeline(f"const {self.index_dtype} {index} = foo_block + foo_lane;")
+                        self.body.splice(body)
+                    self.body.writeline("}")
+                self.body.writeline("}")
+                self.body.writeline(f"for (long foo_rest = foo_whole; foo_rest < {numel}; ++foo_rest) {{")
+                with self.body.indent():
+                    self.body.writeline("const int foo_lane = 0;")
+                    self.body.writeline(f"const {self.index_dtype} {index} = foo_rest;")
+                    self.body.splice(body)
+                self.body.writeline("}")
             self.body.writeline("}")
             # Variables declared in the loop are out of scope after it.
             self.cse.invalidate(self.outside_loop_vars)
@@ -601,8 +648,16 @@ class OpenCLKernel(SIMDKernel):
             self.body.splice(self.loads)
             self.body.splice(self.compute)
             self.body.splice(self.stores)
+        self.body.splice(self.post_loop_combine)
         self.body.splice(self.post_loop_store)
-        for buffer in (self.indexing_code, self.loads, self.compute, self.stores, self.post_loop_store):
+        for buffer in (
+            self.indexing_code,
+            self.loads,
+            self.compute,
+            self.stores,
+            self.post_loop_combine,
+            self.post_loop_store,
+        ):
             buffer.clear()
 
     def _parameters(self) -> tuple[list[str], list[str]]:
@@ -659,6 +714,27 @@ class OpenCLKernel(SIMDKernel):
         wrapper.generate_kernel_call(name, args, device=V.graph.get_current_device_or_throw(), triton=False)
 
 
+# Reductions that fold one accumulator: the combination (a format of {acc} and {value}) and the
+# initial value (None: the dtype's lowest value for max, highest for min).
+_FOLDS: dict[str, tuple[str, str | None]] = {
+    "sum": ("{acc} + {value}", "0"),
+    "prod": ("{acc} * {value}", "1"),
+    "xor_sum": ("{acc} ^ {value}", "0"),
+    "any": ("{acc} || {value}", "false"),
+    "max": ("FOO_MAX({acc}, {value})", None),
+    "min": ("FOO_MIN({acc}, {value})", None),
+}
+
+
+def _extreme(dtype: torch.dtype, highest: bool) -> str:
+    if dtype.is_floating_point:
+        return "INFINITY" if highest else "(-INFINITY)"
+    if dtype == torch.bool:
+        return "true" if highest else "false"
+    info = torch.iinfo(dtype)
+    return _literal(info.max if highest else info.min, dtype)
+
+
 _ATOMIC_NAMES = {
     torch.float32: "float",
     torch.float64: "double",
@@ -683,11 +759,6 @@ def symbol_is_reduction(symbol: sympy.Symbol) -> bool:
     from torch.utils._sympy.symbol import SymT, symbol_is_type
 
     return symbol_is_type(symbol, (SymT.R0_INDEX, SymT.R1_INDEX))
-
-
-def _int_limit(dtype: torch.dtype, highest: bool) -> str:
-    info = torch.iinfo(dtype)
-    return _literal(info.max if highest else info.min, dtype)
 
 
 class OpenCLScheduling(SIMDScheduling):
@@ -759,20 +830,11 @@ class WrapperCodegen(PythonWrapperCodegen):
         self.writeline(self.wrap_kernel_call(kernel_name, call_args))
 
 
-class CppWrapperCodegen:
-    """AOTInductor and cpp_wrapper need a C++ launcher foo-cl does not have."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError("foo-cl: torch.compile on foo supports the Python wrapper only (cpp_wrapper=False)")
-
-    @staticmethod
-    def create(*args: Any, **kwargs: Any) -> Any:
-        return CppWrapperCodegen()
-
-
 class FooDeviceOpOverrides(DeviceOpOverrides):
+    """Wrapper code's device calls on foo."""
+
     def import_get_raw_stream_as(self, name: str) -> str:
-        return f"def {name}(_):\n    return 0"
+        return f"def {name}(_):\n    return 0"  # generated kernels launch on the current stream
 
     def set_device(self, device_idx: int) -> str:
         return f"torch.foo.set_device({device_idx})"
@@ -787,12 +849,38 @@ class FooDeviceOpOverrides(DeviceOpOverrides):
         return "void*"
 
 
-register_device_op_overrides("foo", FooDeviceOpOverrides())
+class CodegenVersion(CustomGraphModulePass):
+    """A graph pass that changes nothing: its uuid puts foo's code generator and kernels (this
+    package's sources and the extension, which holds kernels_cl/) in Inductor's cache keys, so a
+    compiled graph cached by another foo-cl is never reused."""
 
-# What init_backend_registration looks up on torch.foo (foo_cl.inductor.backend_attribute).
-BACKEND = {
-    "Scheduling": OpenCLScheduling,
-    "PythonWrapperCodegen": WrapperCodegen,
-    "CppWrapperCodegen": CppWrapperCodegen,
-    "WrapperFxCodegen": WrapperFxCodegen,
-}
+    def __call__(self, gm: torch.fx.GraphModule) -> None:
+        pass
+
+    def uuid(self) -> Any:
+        digest = hashlib.sha256()
+        for path in sorted(Path(__file__).parent.glob("*.py")):
+            digest.update(path.read_bytes())
+        stat = os.stat(_C.__file__)
+        digest.update(f"{stat.st_size}:{stat.st_mtime_ns}".encode())
+        return digest.hexdigest()
+
+
+class CppWrapperCodegen(PythonWrapperCodegen):
+    """cpp_wrapper and AOTInductor need a C++ launcher foo-cl does not have."""
+
+    @staticmethod
+    def create(*args: Any) -> Any:
+        raise NotImplementedError("foo-cl: torch.compile on foo supports the Python wrapper only (cpp_wrapper=False)")
+
+
+def register() -> None:
+    register_device_op_overrides("foo", FooDeviceOpOverrides())
+    register_backend_for_device(
+        "foo",
+        OpenCLScheduling,
+        WrapperCodegen,
+        CppWrapperCodegen,
+        WrapperFxCodegen,
+        device_custom_pass=CodegenVersion(),
+    )
