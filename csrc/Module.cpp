@@ -225,12 +225,12 @@ PYBIND11_MODULE(_C, m) {
                                user_kernel_args(args), global, local);
   });
 
-  m.def("_launch_generated_kernel",
-        [](int device, std::string source, std::string name, std::string options, const py::list& args, int64_t n) {
-          launch::launch_generated_kernel(static_cast<c10::DeviceIndex>(device),
-                                          user_kernel(std::move(source), std::move(name), std::move(options)),
-                                          user_kernel_args(args), n);
-        });
+  m.def("_launch_generated_kernel", [](int device, std::string source, std::string name, std::string options,
+                                       const py::list& args, int64_t n, bool rows) {
+    launch::launch_generated_kernel(static_cast<c10::DeviceIndex>(device),
+                                    user_kernel(std::move(source), std::move(name), std::move(options)),
+                                    user_kernel_args(args), n, rows);
+  });
 
   distributed::init_bindings(m);
 

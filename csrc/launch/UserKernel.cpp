@@ -2,9 +2,12 @@
 #include "launch/UserKernel.h"
 
 #include "launch/Launch.h"
+#include "runtime/Device.h"
 #include "runtime/ProgramCache.h"
 
 #include <c10/util/Exception.h>
+
+#include <algorithm>
 
 namespace foo_cl::launch {
 namespace {
@@ -92,10 +95,19 @@ void launch_user_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
 }
 
 void launch_generated_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
-                             const std::vector<UserKernelArg>& args, int64_t n) {
+                             const std::vector<UserKernelArg>& args, int64_t n, bool rows) {
   KernelCall call(device, user_kernel(device, kernel), kernel.name.c_str(), "inductor");
   set_args(call, args);
-  call.launch(n);
+  const runtime::DeviceInfo& info = runtime::device_info(device);
+  if (rows && info.cpu_class) {
+    // A CPU device runs a work-group on one core: rows (each a long loop) go one per group, so a
+    // few rows still spread over every core.
+    const size_t groups = std::min<size_t>(static_cast<size_t>(std::max<int64_t>(n, 1)),
+                                           static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64);
+    call.launch_groups(groups, 1);
+  } else {
+    call.launch(n);
+  }
 }
 
 }  // namespace foo_cl::launch

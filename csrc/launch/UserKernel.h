@@ -41,8 +41,9 @@ void launch_user_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
                         const std::vector<size_t>& global, const std::vector<size_t>& local);
 
 // Enqueues a kernel foo's Inductor backend generated (foo_cl/inductor) on the device's current
-// stream, over a grid sized like foo's own elementwise launches for `n` iterations of its grid loop.
+// stream, over a grid for `n` iterations of its grid loop: sized like foo's own elementwise
+// launches, or for `rows` (reductions' rows, each a loop of its own) spread over a CPU's cores.
 void launch_generated_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
-                             const std::vector<UserKernelArg>& args, int64_t n);
+                             const std::vector<UserKernelArg>& args, int64_t n, bool rows);
 
 }  // namespace foo_cl::launch

@@ -710,7 +710,7 @@ class OpenCLKernel(SIMDKernel):
                 args.append(str(tree.numel))
             else:
                 args.append(str(wrapper.generate_numel_expr(name, tree).inner))
-        wrapper.kernel_layouts[name] = (tensors, grid_arg)
+        wrapper.kernel_layouts[name] = (tensors, grid_arg, self.features.is_reduction())
         wrapper.generate_kernel_call(name, args, device=V.graph.get_current_device_or_throw(), triton=False)
 
 
@@ -804,7 +804,7 @@ class WrapperCodegen(PythonWrapperCodegen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.kernel_layouts: dict[str, tuple[int, int]] = {}
+        self.kernel_layouts: dict[str, tuple[int, int, bool]] = {}
         self.pending_kernels: dict[str, str] = {}
 
     @staticmethod
@@ -824,9 +824,9 @@ class WrapperCodegen(PythonWrapperCodegen):
         if device.type != "foo":
             return super()._generate_kernel_call_helper(kernel_name, call_args, device=device, triton=triton, **kwargs)
         if kernel_name in self.pending_kernels:
-            tensors, grid_arg = self.kernel_layouts[kernel_name]
+            tensors, grid_arg, rows = self.kernel_layouts[kernel_name]
             source = self.pending_kernels.pop(kernel_name)
-            self.header.writeline(f"{kernel_name} = FooKernel({kernel_name!r}, {source}, {tensors}, {grid_arg})")
+            self.header.writeline(f"{kernel_name} = FooKernel({kernel_name!r}, {source}, {tensors}, {grid_arg}, {rows})")
         self.writeline(self.wrap_kernel_call(kernel_name, call_args))
 
 

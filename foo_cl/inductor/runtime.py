@@ -21,14 +21,16 @@ class FooKernel:
 
     The first ``tensors`` arguments are foo tensors (their data pointers may be views into a
     buffer); the rest are integers. ``xnumel``, the argument at ``grid_arg``, is how many
-    iterations the kernel's grid loop takes: one per output element or reduction row.
+    iterations the kernel's grid loop takes: one per output element or, with ``rows``, per
+    reduction row (a loop of its own).
     """
 
-    def __init__(self, name: str, source: str, tensors: int, grid_arg: int) -> None:
+    def __init__(self, name: str, source: str, tensors: int, grid_arg: int, rows: bool) -> None:
         self.name = name
         self.source = source
         self.tensors = tensors
         self.grid_arg = grid_arg
+        self.rows = rows
 
     def __repr__(self) -> str:
         return f"FooKernel({self.name!r})"
@@ -46,4 +48,4 @@ class FooKernel:
                 packed.append((1, _INT64.pack(int(arg))))
         if device is None:
             device = _C._current_device()
-        _C._launch_generated_kernel(device, self.source, self.name, "", packed, int(args[self.grid_arg]))
+        _C._launch_generated_kernel(device, self.source, self.name, "", packed, int(args[self.grid_arg]), self.rows)
