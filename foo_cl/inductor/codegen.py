@@ -437,6 +437,11 @@ class OpenCLKernel(SIMDKernel):
     def dtype_to_str(self, dtype: torch.dtype) -> str:
         return value_type(dtype)
 
+    def get_index_dtype_as_torch_dtype(self) -> torch.dtype:
+        # NOTE: indices are always 64-bit: Mesa 22's llvmpipe zero-extends some int values converted
+        # to long (a padded index of -1 compared as 4294967295), and CPUs pay nothing for long.
+        return torch.int64
+
     def should_use_persistent_reduction(self) -> bool:
         return False  # reductions loop over their rows
 

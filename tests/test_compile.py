@@ -1,0 +1,351 @@
+"""torch.compile on foo (Inductor generating OpenCL C): compiled functions against eager foo and the CPU.
+
+Pointwise chains and their dtype rules, reductions over every dim (lanes and their remainders, ties and NaN), softmax
+and layer_norm patterns, broadcasting and strided inputs, in-place mutation and views, float16/bfloat16 computed in
+float32, random numbers, the two example models forward and training, GPT-2 (tiny config) forward, autocast inside a
+compiled region, recompilation on new shapes, and fresh processes. No test may fall back to the CPU.
+"""
+
+import copy
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+from conftest import FOO, dtype_id, run_python
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for examples/
+
+from examples import train_cnn, train_transformer
+
+pytestmark = pytest.mark.usefixtures("no_fallback")
+
+Tensor = torch.Tensor
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    """Each test compiles from scratch (no recompile limits carried over between tests)."""
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def compiled(fn: Callable) -> Callable:
+    return torch.compile(fn, dynamic=False)
+
+
+def check(fn: Callable, *inputs: Tensor, rtol: float = 1e-5, atol: float = 1e-5) -> None:
+    """fn compiled on foo against fn eager on foo and on the CPU (same inputs)."""
+    on_foo = [x.to(FOO) for x in inputs]
+    got = compiled(fn)(*on_foo)
+    eager = fn(*on_foo)
+    cpu = fn(*inputs)
+    for expected, where in [(eager, "eager foo"), (cpu, "CPU")]:
+        torch.testing.assert_close(
+            _cpu(got), _cpu(expected), rtol=rtol, atol=atol, equal_nan=True, msg=lambda m, w=where: f"against {w}: {m}"
+        )
+
+
+def _cpu(value):
+    if isinstance(value, (tuple, list)):
+        return type(value)(_cpu(v) for v in value)
+    return value.cpu()
+
+
+def normal(*shape: int, dtype: torch.dtype = torch.float32, seed: int = 0) -> Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=g).to(dtype)
+
+
+# ---- pointwise ---------------------------------------------------------------------------------------------------
+
+POINTWISE = {
+    "chain": lambda x, y: ((x * 1.5 + y).sigmoid() * (x - y).tanh()).relu().exp() - 1,
+    "math": lambda x, y: x.sin() + y.cos() + x.abs().sqrt() + x.abs().log1p() + x.atan() + torch.erf(y),
+    "where_clamp": lambda x, y: torch.where(x > y, x.clamp(-0.5, 0.5), y * 2),
+    "maximum_nan": lambda x, y: torch.maximum(x.log(), y) + torch.minimum(x, y.log()),
+    "pow_div": lambda x, y: x.abs().pow(y.abs() + 0.5) / (y + 0.1),
+    "division_by_zero": lambda x, y: x / (y.abs() * 0),
+    "broadcast": lambda x, y: x[:, None, :] * y[None, :, :1] + y[:, 0].reshape(1, -1, 1),
+    "transposed": lambda x, y: x.t() + y.t() * 2,
+    "sliced": lambda x, y: x[::2, 1:] - y[1::2, :-1],
+    "expanded": lambda x, y: x[:1].expand(x.shape[0], -1) + y,
+    "cat_pad": lambda x, y: F.pad(torch.cat([x, y.flip(0)], 1), (1, 2, 0, 3), value=-1.0),
+    "gelu_silu": lambda x, y: F.gelu(x) + F.silu(y) + F.gelu(x, approximate="tanh"),
+}
+
+
+@pytest.mark.parametrize("name", POINTWISE)
+def test_pointwise_matches_eager_and_cpu(name):
+    x, y = normal(24, 20, seed=1), normal(24, 20, seed=2)
+    check(POINTWISE[name], x, y, rtol=2e-5, atol=1e-5)
+
+
+INTEGER_OPS = {
+    "floor_divide": lambda a, b: torch.div(a, b, rounding_mode="floor"),
+    "trunc_divide": lambda a, b: torch.div(a, b, rounding_mode="trunc"),
+    "remainder": torch.remainder,
+    "fmod": torch.fmod,
+    "bitwise": lambda a, b: (a & b) | torch.bitwise_left_shift(a ^ 3, b.abs() % 4),
+    "pow": lambda a, b: a.pow(b.abs() % 5),
+    "true_divide": lambda a, b: a / b,
+    "compare": lambda a, b: (a > b) & (a != 0) | (b <= -3),
+    "abs_sign_neg": lambda a, b: a.abs() * b.sign() - (-a),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64], ids=dtype_id)
+@pytest.mark.parametrize("name", INTEGER_OPS)
+def test_integer_ops_follow_pytorch_rounding(name, dtype):
+    a = torch.arange(-20, 20, dtype=dtype)
+    b = torch.tensor([-7, -3, -2, 3, 5, 7, 11, -11], dtype=dtype).repeat(5)
+    check(INTEGER_OPS[name], a, b)
+
+
+CASTS = {
+    "to_int": lambda x: (x * 10).int(),
+    "to_uint8_from_negative": lambda x: (x * 10).to(torch.uint8),
+    "to_bool": lambda x: (x.round()).bool().float() + x,
+    "to_half_rounds": lambda x: (x * 1000.1).half().float(),
+    "to_bfloat16_rounds": lambda x: (x * 1000.1).bfloat16().float(),
+}
+
+
+@pytest.mark.parametrize("name", CASTS)
+def test_casts_round_like_cpu(name):
+    check(CASTS[name], normal(1000, seed=3))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dtype_id)
+def test_half_precision_computes_in_float32(dtype):
+    # foo's kernels load float16/bfloat16 into float32, compute, and round once on the store.
+    x, y = normal(64, 33, dtype=dtype, seed=4), normal(64, 33, dtype=dtype, seed=5)
+    fn = lambda x, y: (x * y + x.exp()).tanh() * 3
+    got = compiled(fn)(x.to(FOO), y.to(FOO)).cpu()
+    in_float32 = fn(x.float(), y.float()).to(dtype)
+    tolerance = {"rtol": 1e-2, "atol": 1e-2} if dtype == torch.bfloat16 else {"rtol": 1e-3, "atol": 1e-3}
+    torch.testing.assert_close(got, in_float32, **tolerance)
+
+
+def test_float64_keeps_double_precision():
+    x = normal(500, dtype=torch.float64, seed=6)
+    check(lambda x: (x * 1e-9 + 1).log() * 1e9 + torch.erf(x), x, rtol=1e-12, atol=1e-12)
+
+
+def test_erf_is_accurate_in_float32():
+    x = torch.cat([torch.linspace(-6, 6, 20001), torch.logspace(-10, 0, 300), -torch.logspace(-10, 0, 300)])
+    got = compiled(torch.erf)(x.to(FOO)).cpu().double()
+    torch.testing.assert_close(got, torch.erf(x.double()), rtol=3e-7, atol=2e-7)
+
+
+# ---- reductions --------------------------------------------------------------------------------------------------
+
+REDUCTIONS = {
+    "sum": lambda x, d: x.sum(d),
+    "mean_keepdim": lambda x, d: x.mean(d, keepdim=True),
+    "amax": lambda x, d: x.amax(d),
+    "amin": lambda x, d: x.amin(d),
+    "prod": lambda x, d: (x * 0.1 + 1).prod(d),
+    "argmax": lambda x, d: x.argmax(d),
+    "argmin": lambda x, d: x.argmin(d),
+    "var_mean": lambda x, d: torch.var_mean(x, d),
+    "std_correction_0": lambda x, d: x.std(d, correction=0),
+    "any_all": lambda x, d: ((x > 1).any(d), (x > -2).all(d)),
+    "logsumexp": lambda x, d: x.logsumexp(d),
+    "sum_then_pointwise": lambda x, d: x - x.mean(d, keepdim=True) * x.amax(d, keepdim=True),
+}
+
+
+# prod and the arg reductions take one dim (or, for the arg reductions, none: the whole tensor).
+SINGLE_DIM = {"prod", "argmax", "argmin"}
+REDUCTION_CASES = [
+    (name, dim)
+    for name in REDUCTIONS
+    for dim in [0, 1, 2, (0, 2), "all"]
+    if not (name in SINGLE_DIM and (isinstance(dim, tuple) or (dim == "all" and name == "prod")))
+]
+
+
+@pytest.mark.parametrize(("name", "dim"), REDUCTION_CASES, ids=str)
+def test_reductions_over_every_dim(name, dim):
+    # 13 x 37 x 21: rows that are not multiples of the 8 lanes; rounded values for ties in arg reductions.
+    x = (normal(13, 37, 21, seed=7) * 4).round() / 4
+    if dim == "all":
+        dim = None if name in SINGLE_DIM else (0, 1, 2)
+    check(lambda x: REDUCTIONS[name](x, dim), x, rtol=1e-4, atol=1e-4)
+
+
+def test_arg_reductions_pick_the_first_nan_and_the_first_tie():
+    x = torch.tensor([[1.0, 3.0, 3.0, 0.0, 3.0, 2.0, 3.0, 1.0, 3.0, 0.5]] * 3)
+    x[1, 6] = float("nan")
+    x[1, 8] = float("nan")
+    x[2, :] = 2.0
+    check(lambda x: (x.argmax(1), x.argmin(1), x.amax(1), x.amin(1)), x)
+
+
+def test_long_rows_and_a_full_reduction():
+    x = normal(3, 100003, seed=8)
+    check(lambda x: (x.sum(1), x.var(1), x.sum()), x, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("shape", [(64, 100), (7, 3, 1000)], ids=str)
+def test_softmax_and_layer_norm_patterns(shape):
+    x = normal(*shape, seed=9)
+    w, b = normal(shape[-1], seed=10), normal(shape[-1], seed=11)
+    check(lambda x: F.softmax(x, -1), x)
+    check(lambda x: F.log_softmax(x, 0), x)
+    check(lambda x, w, b: F.gelu(F.layer_norm(x, x.shape[-1:], w, b)) + x, x, w, b, rtol=1e-4, atol=1e-4)
+    check(lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w, x, w, rtol=1e-4, atol=1e-4)
+
+
+# ---- mutation, views, indexing -----------------------------------------------------------------------------------
+
+
+def test_in_place_mutation_of_inputs_is_kept():
+    def fn(x, y):
+        x.mul_(2).add_(y)
+        y[::2] = 0
+        return x.sum()
+
+    x, y = normal(16, 8, seed=12), normal(16, 8, seed=13)
+    fx, fy = x.to(FOO), y.to(FOO)
+    total = compiled(fn)(fx, fy)
+    cx, cy = x.clone(), y.clone()
+    expected = fn(cx, cy)
+    torch.testing.assert_close(total.cpu(), expected, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(fx.cpu(), cx)
+    torch.testing.assert_close(fy.cpu(), cy)
+
+
+def test_views_and_indexing():
+    x = normal(6, 4, 5, seed=14)
+    index = torch.tensor([3, 0, 5, 5])
+    check(lambda x: (x.permute(2, 0, 1).reshape(5, -1) * 2, x[index].sum(0), x.view(24, 5)[1::3]), x)
+    check(lambda x: x.index_add(0, torch.tensor([0, 2, 2, 1, 0, 5], device=x.device), x * 2), x)
+
+
+# ---- random ------------------------------------------------------------------------------------------------------
+
+
+def test_random_numbers_in_compiled_code():
+    def fn(x):
+        return torch.rand_like(x), torch.randn_like(x), F.dropout(x, 0.25, training=True)
+
+    x = torch.ones(200_000, device=FOO)
+    torch.manual_seed(0)
+    uniform, gaussian, dropped = compiled(fn)(x)
+    assert 0 <= uniform.min().item() and uniform.max().item() < 1
+    assert abs(uniform.mean().item() - 0.5) < 0.01 and abs(gaussian.mean().item()) < 0.01
+    assert abs(gaussian.std().item() - 1) < 0.01
+    kept = (dropped != 0).float().mean().item()
+    assert abs(kept - 0.75) < 0.01 and torch.all((dropped == 0) | (dropped == 1 / 0.75)).item()
+    torch.manual_seed(0)
+    again = compiled(fn)(x)
+    torch.testing.assert_close(again[0], uniform)  # the same seed gives the same numbers
+
+
+# ---- models ------------------------------------------------------------------------------------------------------
+
+
+def without_dropout(model: torch.nn.Module) -> torch.nn.Module:
+    """foo's compiled code draws other random numbers than eager foo: the comparisons train without dropout."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+        if isinstance(module, torch.nn.MultiheadAttention):
+            module.dropout = 0.0
+    return model
+
+
+EXAMPLES = {"cnn": (train_cnn, train_cnn.SmallCNN), "transformer": (train_transformer, train_transformer.TinyLM)}
+
+
+def example_loss(module, model: torch.nn.Module, inputs: Tensor, targets: Tensor) -> Tensor:
+    out = model(inputs)
+    if module is train_transformer:
+        return train_transformer.next_token_loss(out, targets)
+    return F.cross_entropy(out, targets)
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_example_models_train_compiled_like_eager(name):
+    module, make = EXAMPLES[name]
+    torch.manual_seed(0)
+    model = without_dropout(make()).to(FOO)
+    eager, to_compile = model, copy.deepcopy(model)
+    compiled_model = torch.compile(to_compile)
+    optimizers = [torch.optim.SGD(m.parameters(), lr=0.05) for m in (eager, to_compile)]
+    for inputs, targets in module.synthetic_batches(3):
+        inputs, targets = inputs.to(FOO), targets.to(FOO)
+        losses = []
+        for net, optimizer in zip((eager, compiled_model), optimizers):
+            optimizer.zero_grad()
+            loss = example_loss(module, net, inputs, targets)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        assert losses[1] == pytest.approx(losses[0], rel=1e-4)
+    for p, q in zip(eager.parameters(), to_compile.parameters()):
+        torch.testing.assert_close(q, p, rtol=1e-4, atol=1e-5)
+
+
+def test_gpt2_forward_compiled():
+    transformers = pytest.importorskip("transformers")
+    config = transformers.GPT2Config(
+        n_embd=32, n_layer=2, n_head=2, n_positions=32, vocab_size=97, resid_pdrop=0, embd_pdrop=0, attn_pdrop=0
+    )
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(config).eval().to(FOO)
+    tokens = torch.randint(0, 97, (2, 16), generator=torch.Generator().manual_seed(1)).to(FOO)
+    with torch.no_grad():
+        expected = model(tokens).logits
+        got = torch.compile(model)(tokens).logits
+    torch.testing.assert_close(got.cpu(), expected.cpu(), rtol=1e-4, atol=1e-4)
+
+
+def test_autocast_inside_a_compiled_region():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.LayerNorm(64)).to(FOO)
+    x = normal(8, 32, seed=15).to(FOO)
+
+    def fn(x):
+        with torch.autocast("foo", dtype=torch.float16):
+            return model(x)
+
+    expected, got = fn(x), compiled(fn)(x)
+    assert got.dtype == expected.dtype
+    torch.testing.assert_close(got.cpu().float(), expected.cpu().float(), rtol=2e-3, atol=2e-3)
+
+
+def test_new_shapes_recompile():
+    fn = compiled(lambda x: (x * 2).softmax(-1))
+    for shape in [(4, 10), (3, 17), (4, 10)]:
+        x = normal(*shape, seed=16)
+        torch.testing.assert_close(fn(x.to(FOO)).cpu(), (x * 2).softmax(-1))
+
+
+# ---- processes ---------------------------------------------------------------------------------------------------
+
+FRESH = """
+import torch
+{first}
+x = torch.arange(6.0, device="foo")
+print(torch.compile(lambda x: (x * 2).sin().sum())(x).item())
+"""
+
+
+@pytest.mark.parametrize("first", ["", "import torch._dynamo, torch._inductor.compile_fx\nimport foo_cl"])
+def test_a_fresh_process_compiles_in_any_import_order(first):
+    env = {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"} if first else {}
+    result = run_python(FRESH.format(first=first), **env)
+    assert result.returncode == 0, result.stderr
+    assert float(result.stdout.strip().splitlines()[-1]) == pytest.approx(float((torch.arange(6.0) * 2).sin().sum()))
+
+
+def test_generated_code_is_shown_by_torch_logs():
+    result = run_python(FRESH.format(first=""), TORCH_LOGS="output_code", TORCHINDUCTOR_FORCE_DISABLE_CACHES="1")
+    assert result.returncode == 0, result.stderr
+    assert "__kernel void foo_kernel_" in result.stderr and "FOO_GRID_LOOP(xindex, xnumel)" in result.stderr
