@@ -41,6 +41,7 @@ from torch._inductor.custom_graph_pass import CustomGraphModulePass
 from torch._inductor.utils import get_bounds_index_expr, get_kernel_metadata
 from torch._inductor.virtualized import V, ops
 from torch.utils._ordered_set import OrderedSet
+from torch.utils._sympy.functions import FloorDiv, ModularIndexing
 from torch.utils._sympy.printers import ExprPrinter
 
 from foo_cl import _C
@@ -609,11 +610,28 @@ class OpenCLKernel(SIMDKernel):
         return results
 
     def codegen_iteration_ranges_entry(self, entry: IterationRangesEntry) -> None:
-        line = f"const {self.index_dtype} {entry.name} = {self.sexpr(self.rename_indexing(entry.expr))};"
         if entry.is_reduction:
-            self.indexing_code.writeline(line)
+            self.indexing_code.writeline(f"const long {entry.name} = {self._lane_index(entry.expr)};")
         else:
-            self.x_indexing.writeline(line)
+            self.x_indexing.writeline(f"const long {entry.name} = {self.sexpr(self.rename_indexing(entry.expr))};")
+
+    def _lane_index(self, expr: sympy.Expr) -> str:
+        """A reduction index variable in a lane of a block (r0_index = foo_block + foo_lane, the block
+        a multiple of FOO_LANES): where the lanes of a block differ only in its fastest, contiguous
+        part, that part is the block's plus the lane, so a block's loads are consecutive elements
+        (which the compiler vectorises) and no lane divides."""
+        root = self.range_trees[-1].symbol()
+        args = expr.args
+        if expr == root:
+            return "(foo_block + foo_lane)"
+        if isinstance(expr, ModularIndexing) and args[0] == root:
+            if args[1] == 1 and _lane_aligned(args[2]):
+                return f"(foo_block % {args[2]} + foo_lane)"
+            if _lane_aligned(args[1]):
+                return f"(foo_block / {args[1]} % {args[2]})"
+        if isinstance(expr, FloorDiv) and args[0] == root and _lane_aligned(args[1]):
+            return f"(foo_block / {args[1]})"
+        return self.sexpr(self.rename_indexing(expr))
 
     def codegen_body(self) -> None:
         """Moves the pending loads, compute and stores into the body: inside a loop over the
@@ -640,6 +658,7 @@ class OpenCLKernel(SIMDKernel):
                 self.body.writeline("}")
                 self.body.writeline(f"for (long foo_rest = foo_whole; foo_rest < {numel}; ++foo_rest) {{")
                 with self.body.indent():
+                    self.body.writeline("const long foo_block = foo_rest;")
                     self.body.writeline("const int foo_lane = 0;")
                     self.body.writeline(f"const {self.index_dtype} {index} = foo_rest;")
                     self.body.splice(body)
@@ -719,6 +738,8 @@ class OpenCLKernel(SIMDKernel):
         wrapper.generate_kernel_call(name, args, device=V.graph.get_current_device_or_throw(), triton=False)
 
 
+LANES = 8  # kernels_cl/inductor.clh's FOO_LANES
+
 # Reductions that fold one accumulator: the combination (a format of {acc} and {value}) and the
 # initial value (None: the dtype's lowest value for max, highest for min).
 _FOLDS: dict[str, tuple[str, str | None]] = {
@@ -758,6 +779,10 @@ def _atomic_name(dtype: torch.dtype) -> str:
     if dtype not in _ATOMIC_NAMES:
         raise NotImplementedError(f"foo-cl: compiled kernels have no atomic add for {dtype}")
     return _ATOMIC_NAMES[dtype]
+
+
+def _lane_aligned(n: sympy.Expr) -> bool:
+    return isinstance(n, sympy.Integer) and int(n) % LANES == 0
 
 
 def symbol_is_reduction(symbol: sympy.Symbol) -> bool:
