@@ -141,6 +141,26 @@ def test_erf_is_accurate_in_float32():
     torch.testing.assert_close(got, torch.erf(x.double()), rtol=3e-7, atol=2e-7)
 
 
+SPECIAL = {
+    "erfinv": lambda x: torch.erfinv(x * 2 - 1),
+    "digamma": lambda x: torch.digamma(x * 5),
+    "bessel_i0_i1e": lambda x: torch.special.i0(x * 3) + torch.special.i1e(x),
+    "zeta": lambda x: torch.special.zeta(x + 1.5, x + 0.5),
+    "bessel_j0_k1": lambda x: torch.special.bessel_j0(x * 10) + torch.special.modified_bessel_k1(x + 0.1),
+    "chebyshev": lambda x: torch.special.chebyshev_polynomial_t(x, 5.0),
+    "gammainc": lambda x: torch.special.gammainc(x * 3, x * 2),
+    "ndtr_ldexp": lambda x: torch.special.ndtr(x) + torch.ldexp(x, torch.tensor(3, device=x.device)),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dtype_id)
+@pytest.mark.parametrize("name", SPECIAL)
+def test_special_functions_from_foo_headers(name, dtype):
+    x = (torch.rand(500, generator=torch.Generator().manual_seed(17)) * 0.98 + 0.01).to(dtype)
+    tolerance = 1e-6 if dtype == torch.float32 else 1e-13
+    check(SPECIAL[name], x, rtol=tolerance, atol=tolerance)
+
+
 # ---- reductions --------------------------------------------------------------------------------------------------
 
 REDUCTIONS = {

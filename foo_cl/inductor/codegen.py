@@ -351,6 +351,18 @@ class OpenCLOverrides(OpOverrides):
         return f"fma({a}, {b}, {c})"
 
     @staticmethod
+    def ndtr(x: CSEVariable) -> str:
+        return (
+            f"(0.5f * erfc(-{x} * 0.70710678118654752f))"
+            if _dtype_of(x) != torch.float64
+            else (f"(0.5 * erfc(-{x} * 0.70710678118654752))")
+        )
+
+    @staticmethod
+    def ldexp(x: CSEVariable, n: CSEVariable) -> str:
+        return f"ldexp({x}, (int){n})"
+
+    @staticmethod
     def rand(seed: CSEVariable, offset: CSEVariable) -> str:
         return f"foo_rand({seed}, {offset})"
 
@@ -393,6 +405,90 @@ class OpenCLOverrides(OpOverrides):
     floor = _float_fn("floor")
     ceil = _float_fn("ceil")
     trunc = _float_fn("trunc")
+
+
+# PyTorch's special functions, from foo's own kernels' headers (kernels_cl/special.clh,
+# special_bessel.clh, math.clh), which compute in one floating type `ct` per kernel: name ->
+# (the function, its header). Polynomials take an integer degree as their second argument.
+_SPECIAL_UNARY = {
+    "erfinv": "foo_erfinv",
+    "digamma": "foo_digamma",
+    "i0": "foo_i0",
+    "i0e": "foo_i0e",
+    "i1": "foo_i1",
+    "i1e": "foo_i1e",
+    "airy_ai": "foo_airy_ai",
+    "bessel_j0": "foo_bessel_j0",
+    "bessel_j1": "foo_bessel_j1",
+    "bessel_y0": "foo_bessel_y0",
+    "bessel_y1": "foo_bessel_y1",
+    "modified_bessel_i0": "foo_modified_bessel_i0",
+    "modified_bessel_i1": "foo_modified_bessel_i1",
+    "modified_bessel_k0": "foo_modified_bessel_k0",
+    "modified_bessel_k1": "foo_modified_bessel_k1",
+    "scaled_modified_bessel_k0": "foo_scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1": "foo_scaled_modified_bessel_k1",
+    "spherical_bessel_j0": "foo_spherical_bessel_j0",
+}
+_SPECIAL_BINARY = {"zeta": "foo_zeta", "igamma": "foo_igamma", "igammac": "foo_igammac"}
+_SPECIAL_POLYNOMIALS = [
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
+]
+
+
+def _special(x: Any) -> None:
+    """Marks the kernel as using foo's special functions in x's floating type."""
+    dtype = _dtype_of(x) or torch.float32
+    dtype = torch.float64 if dtype == torch.float64 else torch.float32
+    kernel = V.kernel
+    if kernel.special_dtype not in (None, dtype):
+        raise NotImplementedError("foo-cl: a compiled kernel takes special functions in one floating type")
+    kernel.special_dtype = dtype
+
+
+def _special_unary(function: str):
+    def fn(x: CSEVariable) -> str:
+        _special(x)
+        return f"{function}({x})"
+
+    return staticmethod(fn)
+
+
+def _special_binary(function: str):
+    def fn(a: CSEVariable, b: CSEVariable) -> str:
+        _special(a)
+        return f"{function}({a}, {b})"
+
+    return staticmethod(fn)
+
+
+def _special_polynomial(name: str):
+    def fn(x: CSEVariable, n: CSEVariable) -> str:
+        _special(x)
+        return f"foo_{name}({x}, foo_polynomial_degree({n}))"
+
+    return staticmethod(fn)
+
+
+for _name, _function in _SPECIAL_UNARY.items():
+    setattr(OpenCLOverrides, _name, _special_unary(_function))
+for _name, _function in _SPECIAL_BINARY.items():
+    setattr(OpenCLOverrides, _name, _special_binary(_function))
+OpenCLOverrides.gammainc = _special_binary("foo_igamma")
+OpenCLOverrides.gammaincc = _special_binary("foo_igammac")
+for _name in _SPECIAL_POLYNOMIALS:
+    setattr(OpenCLOverrides, _name, _special_polynomial(_name))
 
 
 def _dtype_of(x: Any) -> torch.dtype | None:
@@ -446,6 +542,7 @@ class OpenCLKernel(SIMDKernel):
         self.post_loop_store = IndentedBuffer()  # stores of reduction results, after their loop
         self.outside_loop_vars: OrderedSet[CSEVariable] = OrderedSet()
         self.accumulators = itertools.count()
+        self.special_dtype: torch.dtype | None = None  # the `ct` of foo's special-function headers
 
     def dtype_to_str(self, dtype: torch.dtype) -> str:
         return value_type(dtype)
@@ -722,6 +819,11 @@ class OpenCLKernel(SIMDKernel):
         self.codegen_body()
         params, prologue = self._parameters()
         code = IndentedBuffer()
+        code.writeline("#define INDEX_T long")
+        if self.special_dtype is not None:
+            code.writeline(f"#define COMPUTE {value_type(self.special_dtype)}")
+            code.writeline("#define COMPUTE_IS_FLOAT")
+            code.writelines(['#include "compute.clh"', '#include "special.clh"', '#include "special_bessel.clh"'])
         code.writeline('#include "inductor.clh"')
         code.writeline("")
         code.writeline(f"__kernel void {name or 'KERNEL_NAME'}(")
@@ -873,7 +975,9 @@ class WrapperCodegen(PythonWrapperCodegen):
         if kernel_name in self.pending_kernels:
             tensors, grid_arg, rows = self.kernel_layouts[kernel_name]
             source = self.pending_kernels.pop(kernel_name)
-            self.header.writeline(f"{kernel_name} = FooKernel({kernel_name!r}, {source}, {tensors}, {grid_arg}, {rows})")
+            self.header.writeline(
+                f"{kernel_name} = FooKernel({kernel_name!r}, {source}, {tensors}, {grid_arg}, {rows})"
+            )
         self.writeline(self.wrap_kernel_call(kernel_name, call_args))
 
 
