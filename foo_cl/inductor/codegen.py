@@ -314,21 +314,23 @@ class OpenCLOverrides(OpOverrides):
     def round(x: CSEVariable) -> str:
         return f"rint({x})"
 
+    # NOTE: no && or ||: both sides are plain values, so & and | agree, without short-circuit
+    # branches in the way of a CPU compiler's vectoriser.
     @staticmethod
     def logical_and(a: CSEVariable, b: CSEVariable) -> str:
-        return f"({a} && {b})"
+        return f"(({a} != 0) & ({b} != 0))"
 
     @staticmethod
     def logical_or(a: CSEVariable, b: CSEVariable) -> str:
-        return f"({a} || {b})"
+        return f"(({a} != 0) | ({b} != 0))"
 
     @staticmethod
     def logical_xor(a: CSEVariable, b: CSEVariable) -> str:
-        return f"(!{a} != !{b})"
+        return f"(({a} != 0) ^ ({b} != 0))"
 
     @staticmethod
     def logical_not(a: CSEVariable) -> str:
-        return f"(!{a})"
+        return f"({a} == 0)"
 
     @staticmethod
     def atan2(a: CSEVariable, b: CSEVariable) -> str:
@@ -865,7 +867,7 @@ _FOLDS: dict[str, tuple[str, str | None]] = {
     "sum": ("{acc} + {value}", "0"),
     "prod": ("{acc} * {value}", "1"),
     "xor_sum": ("{acc} ^ {value}", "0"),
-    "any": ("{acc} || {value}", "false"),
+    "any": ("{acc} | ({value} != 0)", "false"),
     "max": ("FOO_MAX({acc}, {value})", None),
     "min": ("FOO_MIN({acc}, {value})", None),
 }
