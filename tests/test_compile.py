@@ -340,11 +340,18 @@ def test_autocast_inside_a_compiled_region():
     torch.testing.assert_close(got.cpu().float(), expected.cpu().float(), rtol=2e-3, atol=2e-3)
 
 
-def test_new_shapes_recompile():
-    fn = compiled(lambda x: (x * 2).softmax(-1))
-    for shape in [(4, 10), (3, 17), (4, 10)]:
-        x = normal(*shape, seed=16)
-        torch.testing.assert_close(fn(x.to(FOO)).cpu(), (x * 2).softmax(-1))
+@pytest.mark.parametrize("dynamic", [False, None, True], ids=["static", "automatic", "dynamic"])
+def test_new_shapes_recompile_or_run_dynamic(dynamic):
+    # automatic: the second shape recompiles with symbolic sizes (size arguments, Min/Max in indices).
+    def fn(x, w):
+        y = F.layer_norm(x * 2, x.shape[-1:], w).softmax(-1)
+        return y.sum(0), x[:, 1:].t() * x.shape[0] + x.mean()
+
+    compiled_fn = torch.compile(fn, dynamic=dynamic)
+    for shape in [(4, 10), (3, 17), (5, 23), (4, 10)]:
+        x, w = normal(*shape, seed=16), normal(shape[-1], seed=17)
+        for got, expected in zip(compiled_fn(x.to(FOO), w.to(FOO)), fn(x, w)):
+            torch.testing.assert_close(got.cpu(), expected, rtol=1e-5, atol=1e-5)
 
 
 # ---- processes ---------------------------------------------------------------------------------------------------

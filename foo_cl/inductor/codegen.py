@@ -128,17 +128,18 @@ class OpenCLExprPrinter(ExprPrinter):
     def _print_CleanDiv(self, expr: sympy.Expr) -> str:
         return self._print_FloorDiv(expr)
 
+    def _print_min_max(self, expr: sympy.Expr, fn: str) -> str:
+        # NOTE: long operands throughout: OpenCL's min and max are ambiguous on mixed types.
+        text = f"(long)({self.doprint(expr.args[0])})"
+        for arg in expr.args[1:]:
+            text = f"{fn}({text}, (long)({self.doprint(arg)}))"
+        return text
+
     def _print_Min(self, expr: sympy.Expr) -> str:
-        args = [self.doprint(a) for a in expr.args]
-        return (
-            "(" + ", ".join(args[:-1]).join(["min(" * (len(args) - 1), ""]) + "".join(f", {a})" for a in args[1:]) + ")"
-        )
+        return self._print_min_max(expr, "min")
 
     def _print_Max(self, expr: sympy.Expr) -> str:
-        text = self.doprint(expr.args[0])
-        for arg in expr.args[1:]:
-            text = f"max({text}, {self.doprint(arg)})"
-        return text
+        return self._print_min_max(expr, "max")
 
     def _print_Abs(self, expr: sympy.Expr) -> str:
         x = self.doprint(expr.args[0])
