@@ -2,8 +2,9 @@
 
 Pointwise chains and their dtype rules, reductions over every dim (lanes and their remainders, ties and NaN), softmax
 and layer_norm patterns, broadcasting and strided inputs, in-place mutation and views, float16/bfloat16 computed in
-float32, random numbers, the two example models forward and training, GPT-2 (tiny config) forward, autocast inside a
-compiled region, recompilation on new shapes, and fresh processes. No test may fall back to the CPU.
+float32, special functions, random numbers, the two example models and GPT-2, BERT and Llama (tiny configs, from
+transformers) forward and training, autocast inside a compiled region, recompilation on new shapes (static, automatic
+and dynamic), and fresh processes. No test may fall back to the CPU.
 """
 
 import copy
@@ -312,18 +313,63 @@ def test_example_models_train_compiled_like_eager(name):
         torch.testing.assert_close(q, p, rtol=1e-4, atol=1e-5)
 
 
-def test_gpt2_forward_compiled():
+TINY = {"vocab_size": 97, "max_position_embeddings": 32}
+HF_CONFIGS = {
+    "gpt2": lambda t: t.GPT2LMHeadModel(
+        t.GPT2Config(
+            n_embd=32, n_layer=2, n_head=2, n_positions=32, vocab_size=97, resid_pdrop=0, embd_pdrop=0, attn_pdrop=0
+        )
+    ),
+    "bert": lambda t: t.BertForMaskedLM(
+        t.BertConfig(
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            hidden_dropout_prob=0,
+            attention_probs_dropout_prob=0,
+            **TINY,
+        )
+    ),
+    "llama": lambda t: t.LlamaForCausalLM(
+        t.LlamaConfig(
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            intermediate_size=64,
+            tie_word_embeddings=True,
+            **TINY,
+        )
+    ),
+}
+
+
+@pytest.mark.parametrize("name", HF_CONFIGS)
+def test_transformers_models_compile_forward_and_train(name):
     transformers = pytest.importorskip("transformers")
-    config = transformers.GPT2Config(
-        n_embd=32, n_layer=2, n_head=2, n_positions=32, vocab_size=97, resid_pdrop=0, embd_pdrop=0, attn_pdrop=0
-    )
     torch.manual_seed(0)
-    model = transformers.GPT2LMHeadModel(config).eval().to(FOO)
+    eager = HF_CONFIGS[name](transformers).to(FOO)
+    trained = copy.deepcopy(eager)
+    compiled_model = torch.compile(trained)
     tokens = torch.randint(0, 97, (2, 16), generator=torch.Generator().manual_seed(1)).to(FOO)
     with torch.no_grad():
-        expected = model(tokens).logits
-        got = torch.compile(model)(tokens).logits
-    torch.testing.assert_close(got.cpu(), expected.cpu(), rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(
+            compiled_model(tokens).logits.cpu(), eager(tokens).logits.cpu(), rtol=1e-4, atol=1e-4
+        )
+    for _ in range(2):
+        losses = []
+        for net, params in ((eager, eager.parameters()), (compiled_model, trained.parameters())):
+            loss = net(tokens, labels=tokens).loss
+            loss.backward()
+            losses.append(loss.item())
+            with torch.no_grad():
+                for p in params:
+                    p -= 0.01 * p.grad
+                    p.grad = None
+        assert losses[1] == pytest.approx(losses[0], rel=1e-5)
+    for p, q in zip(eager.parameters(), trained.parameters()):
+        torch.testing.assert_close(q, p, rtol=1e-5, atol=1e-6)
 
 
 def test_autocast_inside_a_compiled_region():

@@ -928,9 +928,9 @@ class OpenCLScheduling(SIMDScheduling):
         )
 
     @classmethod
-    def select_tiling(cls, node_schedule, numel, reduction_numel=sympy.S.One, coalesce_analysis=None):
+    def get_tiling_and_scores(cls, node_schedule, numel, reduction_numel=sympy.S.One, coalesce_analysis=None):
         # One flattened pointwise range: a work-item walks outputs in order.
-        return cls.create_tiling([numel], [reduction_numel])
+        return cls.create_tiling([numel], [reduction_numel]), None
 
     def define_kernel(self, src_code: str, node_schedule: Any, kernel: OpenCLKernel) -> str:
         wrapper = V.graph.wrapper_code
