@@ -148,7 +148,7 @@ SPECIAL = {
     "bessel_i0_i1e": lambda x: torch.special.i0(x * 3) + torch.special.i1e(x),
     "zeta": lambda x: torch.special.zeta(x + 1.5, x + 0.5),
     "bessel_j0_k1": lambda x: torch.special.bessel_j0(x * 10) + torch.special.modified_bessel_k1(x + 0.1),
-    "chebyshev": lambda x: torch.special.chebyshev_polynomial_t(x, 5.0),
+    "chebyshev": lambda x: torch.special.chebyshev_polynomial_t(x, torch.full_like(x, 5.0)),
     "gammainc": lambda x: torch.special.gammainc(x * 3, x * 2),
     "ndtr_ldexp": lambda x: torch.special.ndtr(x) + torch.ldexp(x, torch.tensor(3, device=x.device)),
 }
