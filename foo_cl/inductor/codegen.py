@@ -8,8 +8,9 @@ blocks. Half and bfloat16 values compute in float32, as foo's own kernels do. Ma
 attention, sorting and whatever else Inductor does not lower to loops run as calls to foo's ATen
 kernels (extern kernels and fallbacks).
 
-The pieces Inductor uses (registered by foo_cl.inductor.backend): OpenCLScheduling, the device
-scheduling, and WrapperCodegen, Python wrapper code calling foo_cl.inductor.runtime.FooKernel.
+What Inductor uses, registered by register() (foo_cl.inductor's import hook): OpenCLScheduling, the
+device scheduling; WrapperCodegen, Python wrapper code calling foo_cl.inductor.runtime.FooKernel;
+FooDeviceOpOverrides; and CodegenVersion, which puts this code generator in Inductor's cache keys.
 """
 
 from __future__ import annotations
@@ -241,8 +242,12 @@ class OpenCLOverrides(OpOverrides):
         """body() where mask holds, else other: the body's code runs only under the mask."""
         kernel = V.kernel
         scoped = IndentedBuffer()
-        with kernel.swap_buffers(scoped), scoped.indent():
-            result = body()
+        kernel.masked_depth += 1
+        try:
+            with kernel.swap_buffers(scoped), scoped.indent():
+                result = body()
+        finally:
+            kernel.masked_depth -= 1
         dtype = result.dtype if isinstance(result, CSEVariable) and result.dtype is not None else torch.float32
         var = kernel.cse.newvar(dtype=dtype)
         other_text = _literal(other, dtype) if isinstance(other, (bool, int, float)) else str(other)
@@ -411,8 +416,8 @@ class OpenCLOverrides(OpOverrides):
 
 
 # PyTorch's special functions, from foo's own kernels' headers (kernels_cl/special.clh,
-# special_bessel.clh, math.clh), which compute in one floating type `ct` per kernel: name ->
-# (the function, its header). Polynomials take an integer degree as their second argument.
+# special_bessel.clh, math.clh), which compute in one floating type `ct` per kernel: op name ->
+# function. The polynomials take an integer degree as their second argument.
 _SPECIAL_UNARY = {
     "erfinv": "foo_erfinv",
     "digamma": "foo_digamma",
@@ -546,6 +551,7 @@ class OpenCLKernel(SIMDKernel):
         self.outside_loop_vars: OrderedSet[CSEVariable] = OrderedSet()
         self.accumulators = itertools.count()
         self.special_dtype: torch.dtype | None = None  # the `ct` of foo's special-function headers
+        self.masked_depth = 0  # > 0 while generating a masked body, whose loads stay under its mask
 
     def dtype_to_str(self, dtype: torch.dtype) -> str:
         return value_type(dtype)
@@ -564,7 +570,11 @@ class OpenCLKernel(SIMDKernel):
         return False  # reductions loop over their rows
 
     def _loads_outside_loop(self, index: sympy.Expr) -> bool:
-        return self.inside_reduction and not any(symbol_is_reduction(s) for s in index.free_symbols)
+        return (
+            self.inside_reduction
+            and not self.masked_depth
+            and not any(symbol_is_reduction(s) for s in index.free_symbols)
+        )
 
     def load(self, name: str, index: sympy.Expr) -> CSEVariable:
         var = self.args.input(name)
