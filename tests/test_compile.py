@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import FOO, dtype_id, run_python
+from conftest import FOO, PROPERTIES, dtype_id, run_python
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for examples/
 
@@ -210,6 +210,19 @@ def test_arg_reductions_pick_the_first_nan_and_the_first_tie():
 def test_long_rows_and_a_full_reduction():
     x = normal(3, 100003, seed=8)
     check(lambda x: (x.sum(1), x.var(1), x.sum()), x, rtol=1e-4, atol=1e-3)
+
+
+def test_a_row_longer_than_the_driver_loops_raises():
+    # One row of 600K elements (split reductions off): 75K turns of the lane loop, past Mesa 22's
+    # llvmpipe's 65535, where foo raises rather than let the driver end the loop early.
+    x = normal(600_000, seed=18)
+    fn = compiled(lambda x: x.sum())
+    with torch._inductor.config.patch(split_reductions=False):
+        if PROPERTIES.loop_iteration_limit:
+            with pytest.raises(RuntimeError, match="loops .* times over a reduction row"):
+                fn(x.to(FOO))
+        else:
+            torch.testing.assert_close(fn(x.to(FOO)).cpu(), x.sum(), rtol=1e-5, atol=1e-3)
 
 
 @pytest.mark.parametrize("shape", [(64, 100), (7, 3, 1000)], ids=str)

@@ -7,6 +7,7 @@ with foo's kernel ABI: a tensor is its buffer and byte offset, an integer a 64-b
 
 from __future__ import annotations
 
+import functools
 import struct
 
 import torch
@@ -14,6 +15,13 @@ import torch
 from foo_cl import _C
 
 _INT64 = struct.Struct("<q")
+LANES = 8  # kernels_cl/inductor.clh's FOO_LANES: a reduction's loop takes this many elements a turn
+
+
+@functools.cache
+def _loop_limit(device: int) -> int:
+    """How many loop iterations a work-item of `device` runs before its driver ends the loop (0: no limit)."""
+    return torch.foo.get_device_properties(device).loop_iteration_limit
 
 
 class FooKernel:
@@ -48,4 +56,13 @@ class FooKernel:
                 packed.append((1, _INT64.pack(int(arg))))
         if device is None:
             device = _C._current_device()
+        if self.rows and _loop_limit(device):
+            turns = int(args[self.grid_arg + 1]) // LANES + LANES
+            if turns > _loop_limit(device):
+                name = torch.foo.get_device_name(device)
+                raise RuntimeError(
+                    f"foo-cl: compiled kernel {self.name} loops {turns} times over a reduction row, more than the "
+                    f"{_loop_limit(device)} iterations foo:{device} ({name}) runs before its driver ends a loop; "
+                    "run this reduction eagerly or use another OpenCL driver"
+                )
         _C._launch_generated_kernel(device, self.source, self.name, "", packed, int(args[self.grid_arg]), self.rows)
