@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 
 import foo_cl  # noqa: F401  (registers torch.foo)
-from benchmarks import compiled, elementwise, harness, linalg, memory, nn, random_numbers  # noqa: F401  (register their rows; import new modules here)
+from benchmarks import elementwise, harness, linalg, memory, nn, random_numbers, torch_compile  # noqa: F401  (register their rows; import new modules here)
 from benchmarks.plot import plot_ratios
 
 
