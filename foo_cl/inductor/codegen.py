@@ -531,7 +531,7 @@ class TypedCSE(CSE):
 
     @prefix.setter
     def prefix(self, value: str) -> None:
-        pass
+        """NOTE: CSE's constructor (and clone) set a fixed prefix; the type comes from the variable."""
 
 
 class OpenCLKernel(SIMDKernel):
