@@ -151,6 +151,8 @@ SPECIAL = {
     "chebyshev": lambda x: torch.special.chebyshev_polynomial_t(x, torch.full_like(x, 5.0)),
     "gammainc": lambda x: torch.special.gammainc(x * 3, x * 2),
     "ndtr_ldexp": lambda x: torch.special.ndtr(x) + torch.ldexp(x, torch.tensor(3, device=x.device)),
+    "ndtri_log_ndtr": lambda x: torch.special.ndtri(x) + torch.special.log_ndtr(x * 8 - 4),
+    "polygamma": lambda x: torch.polygamma(0, x + 0.5) + torch.polygamma(1, x) + torch.polygamma(3, x * 2),
 }
 
 

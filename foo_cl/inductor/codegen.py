@@ -421,6 +421,8 @@ class OpenCLOverrides(OpOverrides):
 _SPECIAL_UNARY = {
     "erfinv": "foo_erfinv",
     "digamma": "foo_digamma",
+    "ndtri": "foo_ndtri",
+    "log_ndtr": "foo_log_ndtr",
     "i0": "foo_i0",
     "i0e": "foo_i0e",
     "i1": "foo_i1",
@@ -481,6 +483,12 @@ def _special_binary(function: str):
     return staticmethod(fn)
 
 
+def _polygamma(n: CSEVariable, x: CSEVariable) -> str:
+    """PyTorch's polygamma: digamma, trigamma, then (-1)^(n+1) n! zeta(n + 1, x)."""
+    _special(x)
+    return f"({n} == 0 ? foo_digamma({x}) : {n} == 1 ? foo_trigamma({x}) : foo_polygamma({n}, {x}))"
+
+
 def _special_polynomial(name: str):
     def fn(x: CSEVariable, n: CSEVariable) -> str:
         _special(x)
@@ -493,6 +501,7 @@ for _name, _function in _SPECIAL_UNARY.items():
     setattr(OpenCLOverrides, _name, _special_unary(_function))
 for _name, _function in _SPECIAL_BINARY.items():
     setattr(OpenCLOverrides, _name, _special_binary(_function))
+OpenCLOverrides.polygamma = staticmethod(_polygamma)
 OpenCLOverrides.gammainc = _special_binary("foo_igamma")
 OpenCLOverrides.gammaincc = _special_binary("foo_igammac")
 for _name in _SPECIAL_POLYNOMIALS:
