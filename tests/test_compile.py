@@ -153,6 +153,7 @@ SPECIAL = {
     "ndtr_ldexp": lambda x: torch.special.ndtr(x) + torch.ldexp(x, torch.tensor(3, device=x.device)),
     "ndtri_log_ndtr": lambda x: torch.special.ndtri(x) + torch.special.log_ndtr(x * 8 - 4),
     "polygamma": lambda x: torch.polygamma(0, x + 0.5) + torch.polygamma(1, x) + torch.polygamma(3, x * 2),
+    "frexp": lambda x: torch.frexp(x * 1000 - 300),
 }
 
 

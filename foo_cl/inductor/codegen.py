@@ -367,6 +367,15 @@ class OpenCLOverrides(OpOverrides):
         )
 
     @staticmethod
+    def frexp(x: CSEVariable) -> tuple[CSEVariable, CSEVariable]:
+        """(mantissa, exponent): OpenCL's frexp writes the exponent through a pointer."""
+        kernel = V.kernel
+        exponent = kernel.cse.newvar(dtype=torch.int32)
+        kernel.compute.writeline(f"int {exponent};")
+        mantissa = kernel.cse.generate(kernel.compute, f"frexp({x}, &{exponent})", dtype=_dtype_of(x))
+        return mantissa, exponent
+
+    @staticmethod
     def ldexp(x: CSEVariable, n: CSEVariable) -> str:
         return f"ldexp({x}, (int){n})"
 
