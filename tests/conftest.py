@@ -321,6 +321,48 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.skip(reason=f"foo:0 ({PROPERTIES.name}) lacks {capability}: {reason}"))
 
 
+# Hugging Face models in tiny configs, by name: GPT-2, BERT and Llama (tied embeddings). No dropout:
+# foo's random numbers differ from the CPU's and from compiled code's, so dropout masks would too.
+TINY_TRANSFORMERS = ("gpt2", "bert", "llama")
+
+
+def tiny_transformer(name: str) -> torch.nn.Module:
+    """A freshly initialised TINY_TRANSFORMERS model (transformers is imported on first use)."""
+    import transformers
+
+    tiny = {"vocab_size": 97, "max_position_embeddings": 32}
+    if name == "gpt2":
+        return transformers.GPT2LMHeadModel(
+            transformers.GPT2Config(
+                n_embd=32, n_layer=2, n_head=2, n_positions=32, vocab_size=97, resid_pdrop=0, embd_pdrop=0, attn_pdrop=0
+            )
+        )
+    if name == "bert":
+        return transformers.BertForMaskedLM(
+            transformers.BertConfig(
+                hidden_size=32,
+                num_hidden_layers=2,
+                num_attention_heads=2,
+                intermediate_size=64,
+                hidden_dropout_prob=0,
+                attention_probs_dropout_prob=0,
+                **tiny,
+            )
+        )
+    assert name == "llama", name
+    return transformers.LlamaForCausalLM(
+        transformers.LlamaConfig(
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            intermediate_size=64,
+            tie_word_embeddings=True,
+            **tiny,
+        )
+    )
+
+
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
     """Runs `code` in a fresh interpreter of this venv with extra environment variables; returns
     the finished process (its output as text). Autoloading of torch.backends entry points stays on

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import FOO, PROPERTIES, dtype_id, run_python
+from conftest import FOO, PROPERTIES, TINY_TRANSFORMERS, dtype_id, run_python, tiny_transformer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for examples/
 
@@ -329,43 +329,10 @@ def test_example_models_train_compiled_like_eager(name):
         torch.testing.assert_close(q, p, rtol=1e-4, atol=1e-5)
 
 
-TINY = {"vocab_size": 97, "max_position_embeddings": 32}
-HF_CONFIGS = {
-    "gpt2": lambda t: t.GPT2LMHeadModel(
-        t.GPT2Config(
-            n_embd=32, n_layer=2, n_head=2, n_positions=32, vocab_size=97, resid_pdrop=0, embd_pdrop=0, attn_pdrop=0
-        )
-    ),
-    "bert": lambda t: t.BertForMaskedLM(
-        t.BertConfig(
-            hidden_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            intermediate_size=64,
-            hidden_dropout_prob=0,
-            attention_probs_dropout_prob=0,
-            **TINY,
-        )
-    ),
-    "llama": lambda t: t.LlamaForCausalLM(
-        t.LlamaConfig(
-            hidden_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            intermediate_size=64,
-            tie_word_embeddings=True,
-            **TINY,
-        )
-    ),
-}
-
-
-@pytest.mark.parametrize("name", HF_CONFIGS)
+@pytest.mark.parametrize("name", TINY_TRANSFORMERS)
 def test_transformers_models_compile_forward_and_train(name):
-    transformers = pytest.importorskip("transformers")
     torch.manual_seed(0)
-    eager = HF_CONFIGS[name](transformers).to(FOO)
+    eager = tiny_transformer(name).to(FOO)
     trained = copy.deepcopy(eager)
     compiled_model = torch.compile(trained)
     tokens = torch.randint(0, 97, (2, 16), generator=torch.Generator().manual_seed(1)).to(FOO)

@@ -6,8 +6,7 @@ import copy
 
 import pytest
 import torch
-import transformers
-from conftest import FOO
+from conftest import FOO, TINY_TRANSFORMERS, tiny_transformer
 from torch import nn
 
 
@@ -98,38 +97,6 @@ def test_conversions_without_foo_keep_pytorchs_behaviour():
 
 # ---- Hugging Face models with tied embeddings -------------------------------------------------------------
 
-# No dropout: foo's random numbers differ from the CPU's, so dropout masks would too.
-TINY = {"vocab_size": 97, "max_position_embeddings": 32}
-HF_MODELS = {
-    "gpt2": lambda: transformers.GPT2LMHeadModel(
-        transformers.GPT2Config(
-            n_embd=32, n_layer=2, n_head=2, n_positions=32, vocab_size=97, resid_pdrop=0, embd_pdrop=0, attn_pdrop=0
-        )
-    ),
-    "bert": lambda: transformers.BertForMaskedLM(
-        transformers.BertConfig(
-            hidden_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            intermediate_size=64,
-            hidden_dropout_prob=0,
-            attention_probs_dropout_prob=0,
-            **TINY,
-        )
-    ),
-    "llama": lambda: transformers.LlamaForCausalLM(
-        transformers.LlamaConfig(
-            hidden_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            intermediate_size=64,
-            tie_word_embeddings=True,
-            **TINY,
-        )
-    ),
-}
-
 
 def hf_losses(model: nn.Module, tokens: torch.Tensor, steps: int) -> list[float]:
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
@@ -143,10 +110,10 @@ def hf_losses(model: nn.Module, tokens: torch.Tensor, steps: int) -> list[float]
     return losses
 
 
-@pytest.mark.parametrize("name", HF_MODELS)
+@pytest.mark.parametrize("name", TINY_TRANSFORMERS)
 def test_hugging_face_models_train_on_foo_as_on_cpu(name):
     torch.manual_seed(0)
-    cpu_model = HF_MODELS[name]()
+    cpu_model = tiny_transformer(name)
     foo_model = copy.deepcopy(cpu_model).to("foo")
     output_weight = foo_model.get_output_embeddings().weight
     assert output_weight is foo_model.get_input_embeddings().weight, "the tied weights came apart"
@@ -159,7 +126,7 @@ def test_hugging_face_models_train_on_foo_as_on_cpu(name):
 @pytest.mark.parametrize("name", ["gpt2", "llama"])
 def test_hugging_face_greedy_generation_matches_cpu(name):
     torch.manual_seed(0)
-    cpu_model = HF_MODELS[name]().eval()
+    cpu_model = tiny_transformer(name).eval()
     foo_model = copy.deepcopy(cpu_model).to("foo")
     prompt = torch.randint(0, 97, (1, 5), generator=torch.Generator().manual_seed(2))
     settings = {"max_new_tokens": 8, "do_sample": False, "pad_token_id": 0}

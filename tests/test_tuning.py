@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,16 @@ DTYPES = [torch.float32, torch.float64] if CAPABILITIES["fp64"] else [torch.floa
 KERNELS = Path(__file__).resolve().parent.parent / "kernels_cl"
 
 
+def pinned(family: str, candidates) -> Iterator[str]:
+    """Each candidate in turn, pinned for `family` while the loop body runs; unpinned after."""
+    for candidate in candidates:
+        foo_cl._C._tune_pin(family, candidate)
+        try:
+            yield candidate
+        finally:
+            foo_cl._C._tune_pin(family, "")
+
+
 @pytest.mark.parametrize("nn", [True, False], ids=["b_rows_contiguous", "b_contiguous_along_k"])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_every_gemm_candidate_matches_cpu(nn, dtype):
@@ -30,18 +41,14 @@ def test_every_gemm_candidate_matches_cpu(nn, dtype):
     assert len(candidates) > 1
     torch.manual_seed(0)
     failures = []
-    for candidate in candidates:
-        foo_cl._C._tune_pin("gemm", candidate)
-        try:
-            for batch, m, k, n in SHAPES:
-                a, d = torch.randn(batch, m, k, dtype=dtype), torch.randn(batch, m, n, dtype=dtype)
-                b = torch.randn(batch, k, n, dtype=dtype) if nn else torch.randn(batch, n, k, dtype=dtype).mT
-                got = torch.baddbmm(d.foo(), a.foo(), b.foo(), beta=0.5, alpha=2).cpu()
-                expected = torch.baddbmm(d, a, b, beta=0.5, alpha=2)
-                if not torch.allclose(got, expected, rtol=1e-4, atol=1e-3):
-                    failures.append(f"{candidate} at {(batch, m, k, n)}: {(got - expected).abs().max():.3g} off")
-        finally:
-            foo_cl._C._tune_pin("gemm", "")
+    for candidate in pinned("gemm", candidates):
+        for batch, m, k, n in SHAPES:
+            a, d = torch.randn(batch, m, k, dtype=dtype), torch.randn(batch, m, n, dtype=dtype)
+            b = torch.randn(batch, k, n, dtype=dtype) if nn else torch.randn(batch, n, k, dtype=dtype).mT
+            got = torch.baddbmm(d.foo(), a.foo(), b.foo(), beta=0.5, alpha=2).cpu()
+            expected = torch.baddbmm(d, a, b, beta=0.5, alpha=2)
+            if not torch.allclose(got, expected, rtol=1e-4, atol=1e-3):
+                failures.append(f"{candidate} at {(batch, m, k, n)}: {(got - expected).abs().max():.3g} off")
     assert not failures, "\n".join(failures)
 
 
@@ -67,17 +74,15 @@ def test_every_row_candidate_matches_cpu(op, dtype):
     fn, family = ROW_OPS[op]
     torch.manual_seed(0)
     failures = []
-    for candidate in dict.fromkeys(foo_cl._C._row_candidates(0, True) + foo_cl._C._row_candidates(0, False)):
-        foo_cl._C._tune_pin(family, candidate)
-        try:
-            for shape in [(3, 1), (5, 37), (4, 1000), (2, 3000)]:
-                x = (torch.randn(shape) * 3).to(dtype)
-                got = fn(x.foo().requires_grad_()).cpu().float()
-                expected = fn(x.float().requires_grad_()).detach()
-                if not torch.allclose(got, expected, rtol=1e-2 if dtype == torch.float16 else 1e-5, atol=1e-3):
-                    failures.append(f"{candidate} at {shape}: {(got - expected).abs().max():.3g} off")
-        finally:
-            foo_cl._C._tune_pin(family, "")
+    for candidate in pinned(
+        family, dict.fromkeys(foo_cl._C._row_candidates(0, True) + foo_cl._C._row_candidates(0, False))
+    ):
+        for shape in [(3, 1), (5, 37), (4, 1000), (2, 3000)]:
+            x = (torch.randn(shape) * 3).to(dtype)
+            got = fn(x.foo().requires_grad_()).cpu().float()
+            expected = fn(x.float().requires_grad_()).detach()
+            if not torch.allclose(got, expected, rtol=1e-2 if dtype == torch.float16 else 1e-5, atol=1e-3):
+                failures.append(f"{candidate} at {shape}: {(got - expected).abs().max():.3g} off")
     assert not failures, "\n".join(failures)
 
 
@@ -99,16 +104,12 @@ def test_every_column_candidate_matches_cpu(op):
     fn, vector_safe = COLUMN_OPS[op]
     torch.manual_seed(0)
     failures = []
-    for candidate in foo_cl._C._column_candidates(0, 256, vector_safe):
-        foo_cl._C._tune_pin("reduce_columns", candidate)
-        try:
-            for shape in [(2, 256), (1000, 256), (130, 512), (600, 48)]:
-                x = torch.randn(shape).round(decimals=1)
-                got, expected = fn(x.foo()).cpu(), fn(x)
-                if not torch.allclose(got, expected, rtol=1e-5, atol=1e-4):
-                    failures.append(f"{candidate} at {shape}: {(got - expected).abs().max():.3g} off")
-        finally:
-            foo_cl._C._tune_pin("reduce_columns", "")
+    for candidate in pinned("reduce_columns", foo_cl._C._column_candidates(0, 256, vector_safe)):
+        for shape in [(2, 256), (1000, 256), (130, 512), (600, 48)]:
+            x = torch.randn(shape).round(decimals=1)
+            got, expected = fn(x.foo()).cpu(), fn(x)
+            if not torch.allclose(got, expected, rtol=1e-5, atol=1e-4):
+                failures.append(f"{candidate} at {shape}: {(got - expected).abs().max():.3g} off")
     assert not failures, "\n".join(failures)
 
 
@@ -133,14 +134,10 @@ def test_every_im2col_candidate_matches_cpu(case):
     w = torch.randn((4, shape[1]) + (3,) * (x.dim() - 2), dtype=dtype)
     expected = conv(x, w, **kwargs)
     failures = []
-    for candidate in foo_cl._C._im2col_candidates(0):
-        foo_cl._C._tune_pin("im2col", candidate)
-        try:
-            got = conv(x.foo(), w.foo(), **kwargs).cpu()
-            if not torch.allclose(got, expected, rtol=1e-4, atol=1e-4):
-                failures.append(f"{candidate}: {(got - expected).abs().max():.3g} off")
-        finally:
-            foo_cl._C._tune_pin("im2col", "")
+    for candidate in pinned("im2col", foo_cl._C._im2col_candidates(0)):
+        got = conv(x.foo(), w.foo(), **kwargs).cpu()
+        if not torch.allclose(got, expected, rtol=1e-4, atol=1e-4):
+            failures.append(f"{candidate}: {(got - expected).abs().max():.3g} off")
     assert not failures, "\n".join(failures)
 
 

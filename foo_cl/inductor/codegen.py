@@ -190,11 +190,11 @@ class OpenCLExprPrinter(ExprPrinter):
 _printer = OpenCLExprPrinter()
 
 
-def _float_fn(name: str):
-    """An OpenCL C math builtin of one floating argument."""
+def _builtin(name: str):
+    """An OpenCL C math builtin of floating arguments, called as is."""
 
-    def fn(x: CSEVariable) -> str:
-        return f"{name}({x})"
+    def fn(*args: CSEVariable) -> str:
+        return f"{name}({', '.join(str(a) for a in args)})"
 
     fn.__name__ = name
     return staticmethod(fn)
@@ -288,10 +288,6 @@ class OpenCLOverrides(OpOverrides):
         return f"FOO_MOD_INT({a}, {b})" if _is_integer(a, b) else f"FOO_MOD_FLOAT({a}, {b})"
 
     @staticmethod
-    def fmod(a: CSEVariable, b: CSEVariable) -> str:
-        return f"fmod({a}, {b})"
-
-    @staticmethod
     def pow(a: CSEVariable, b: CSEVariable) -> str:
         return f"foo_ipow({a}, {b})" if _is_integer(a, b) else f"pow({a}, {b})"
 
@@ -339,26 +335,6 @@ class OpenCLOverrides(OpOverrides):
         return f"({a} == 0)"
 
     @staticmethod
-    def atan2(a: CSEVariable, b: CSEVariable) -> str:
-        return f"atan2({a}, {b})"
-
-    @staticmethod
-    def hypot(a: CSEVariable, b: CSEVariable) -> str:
-        return f"hypot({a}, {b})"
-
-    @staticmethod
-    def copysign(a: CSEVariable, b: CSEVariable) -> str:
-        return f"copysign({a}, {b})"
-
-    @staticmethod
-    def nextafter(a: CSEVariable, b: CSEVariable) -> str:
-        return f"nextafter({a}, {b})"
-
-    @staticmethod
-    def fma(a: CSEVariable, b: CSEVariable, c: CSEVariable) -> str:
-        return f"fma({a}, {b}, {c})"
-
-    @staticmethod
     def ndtr(x: CSEVariable) -> str:
         return (
             f"(0.5f * erfc(-{x} * 0.70710678118654752f))"
@@ -391,43 +367,49 @@ class OpenCLOverrides(OpOverrides):
     def randint64(seed: CSEVariable, offset: CSEVariable, low: CSEVariable, high: CSEVariable) -> str:
         return f"foo_randint64({seed}, {offset}, {low}, {high})"
 
-    exp = _float_fn("exp")
-    exp2 = _float_fn("exp2")
-    expm1 = _float_fn("expm1")
-    log = _float_fn("log")
-    log2 = _float_fn("log2")
-    log10 = _float_fn("log10")
-    log1p = _float_fn("log1p")
-    sqrt = _float_fn("sqrt")
-    rsqrt = _float_fn("rsqrt")
-    sin = _float_fn("sin")
-    cos = _float_fn("cos")
-    tan = _float_fn("tan")
-    asin = _float_fn("asin")
-    acos = _float_fn("acos")
-    atan = _float_fn("atan")
-    sinh = _float_fn("sinh")
-    cosh = _float_fn("cosh")
-    tanh = _float_fn("tanh")
-    asinh = _float_fn("asinh")
-    acosh = _float_fn("acosh")
-    atanh = _float_fn("atanh")
+    fmod = _builtin("fmod")
+    atan2 = _builtin("atan2")
+    hypot = _builtin("hypot")
+    copysign = _builtin("copysign")
+    nextafter = _builtin("nextafter")
+    fma = _builtin("fma")
+    exp = _builtin("exp")
+    exp2 = _builtin("exp2")
+    expm1 = _builtin("expm1")
+    log = _builtin("log")
+    log2 = _builtin("log2")
+    log10 = _builtin("log10")
+    log1p = _builtin("log1p")
+    sqrt = _builtin("sqrt")
+    rsqrt = _builtin("rsqrt")
+    sin = _builtin("sin")
+    cos = _builtin("cos")
+    tan = _builtin("tan")
+    asin = _builtin("asin")
+    acos = _builtin("acos")
+    atan = _builtin("atan")
+    sinh = _builtin("sinh")
+    cosh = _builtin("cosh")
+    tanh = _builtin("tanh")
+    asinh = _builtin("asinh")
+    acosh = _builtin("acosh")
+    atanh = _builtin("atanh")
 
     @staticmethod
     def erf(x: CSEVariable) -> str:
         return f"erf({x})" if _dtype_of(x) == torch.float64 else f"foo_erf({x})"
 
-    erfc = _float_fn("erfc")
-    lgamma = _float_fn("lgamma")
-    floor = _float_fn("floor")
-    ceil = _float_fn("ceil")
-    trunc = _float_fn("trunc")
+    erfc = _builtin("erfc")
+    lgamma = _builtin("lgamma")
+    floor = _builtin("floor")
+    ceil = _builtin("ceil")
+    trunc = _builtin("trunc")
 
 
 # PyTorch's special functions, from foo's own kernels' headers (kernels_cl/special.clh,
 # special_bessel.clh, math.clh), which compute in one floating type `ct` per kernel: op name ->
 # function. The polynomials take an integer degree as their second argument.
-_SPECIAL_UNARY = {
+_SPECIAL = {
     "erfinv": "foo_erfinv",
     "digamma": "foo_digamma",
     "ndtri": "foo_ndtri",
@@ -448,8 +430,12 @@ _SPECIAL_UNARY = {
     "scaled_modified_bessel_k0": "foo_scaled_modified_bessel_k0",
     "scaled_modified_bessel_k1": "foo_scaled_modified_bessel_k1",
     "spherical_bessel_j0": "foo_spherical_bessel_j0",
+    "zeta": "foo_zeta",
+    "igamma": "foo_igamma",
+    "igammac": "foo_igammac",
+    "gammainc": "foo_igamma",
+    "gammaincc": "foo_igammac",
 }
-_SPECIAL_BINARY = {"zeta": "foo_zeta", "igamma": "foo_igamma", "igammac": "foo_igammac"}
 _SPECIAL_POLYNOMIALS = [
     "chebyshev_polynomial_t",
     "chebyshev_polynomial_u",
@@ -476,18 +462,12 @@ def _special(x: Any) -> None:
     kernel.special_dtype = dtype
 
 
-def _special_unary(function: str):
-    def fn(x: CSEVariable) -> str:
-        _special(x)
-        return f"{function}({x})"
+def _special_fn(function: str):
+    """A special function of foo's headers, in its first argument's floating type."""
 
-    return staticmethod(fn)
-
-
-def _special_binary(function: str):
-    def fn(a: CSEVariable, b: CSEVariable) -> str:
-        _special(a)
-        return f"{function}({a}, {b})"
+    def fn(*args: CSEVariable) -> str:
+        _special(args[0])
+        return f"{function}({', '.join(str(a) for a in args)})"
 
     return staticmethod(fn)
 
@@ -506,13 +486,9 @@ def _special_polynomial(name: str):
     return staticmethod(fn)
 
 
-for _name, _function in _SPECIAL_UNARY.items():
-    setattr(OpenCLOverrides, _name, _special_unary(_function))
-for _name, _function in _SPECIAL_BINARY.items():
-    setattr(OpenCLOverrides, _name, _special_binary(_function))
+for _name, _function in _SPECIAL.items():
+    setattr(OpenCLOverrides, _name, _special_fn(_function))
 OpenCLOverrides.polygamma = staticmethod(_polygamma)
-OpenCLOverrides.gammainc = _special_binary("foo_igamma")
-OpenCLOverrides.gammaincc = _special_binary("foo_igammac")
 for _name in _SPECIAL_POLYNOMIALS:
     setattr(OpenCLOverrides, _name, _special_polynomial(_name))
 
