@@ -4,7 +4,10 @@ Kernels follow Inductor's SIMD model with one flattened pointwise range ("x") an
 reduction range ("r0_"). A work-item takes outputs (reduction rows) from foo's grid loop
 (kernels_cl/common.clh: contiguous ranges on CPU devices, a grid stride on GPUs); a reduction walks
 its row in a loop, accumulating in private variables, as Triton's looped reductions do with
-blocks. Half and bfloat16 values compute in float32, as foo's own kernels do. Matmul, convolution,
+blocks. Pointwise kernels are written once for FOO_W consecutive elements (kernels_cl/inductor.clh):
+a CPU device runs them 8 elements at a time in OpenCL vectors (float8: its compiler does not
+vectorise the scalar loop's math functions), with a scalar tail; other devices run them at width 1,
+an element per work-item. Half and bfloat16 values compute in float32, as foo's own kernels do. Matmul, convolution,
 attention, sorting and whatever else Inductor does not lower to loops run as calls to foo's ATen
 kernels (extern kernels and fallbacks).
 
@@ -15,6 +18,7 @@ FooDeviceOpOverrides; and CodegenVersion, which puts this code generator in Indu
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import math
@@ -39,11 +43,13 @@ from torch._inductor.codegen.simd import IterationRangesEntry, SIMDKernel, SIMDS
 from torch._inductor.codegen.wrapper import PythonWrapperCodegen
 from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
 from torch._inductor.custom_graph_pass import CustomGraphModulePass
-from torch._inductor.utils import get_bounds_index_expr, get_kernel_metadata
+from torch._inductor.dtype_propagation import DtypePropagationOpsHandler
+from torch._inductor.utils import get_bounds_index_expr, get_kernel_metadata, sympy_subs
 from torch._inductor.virtualized import V, ops
 from torch.utils._ordered_set import OrderedSet
 from torch.utils._sympy.functions import FloorDiv, ModularIndexing
 from torch.utils._sympy.printers import ExprPrinter
+from torch.utils._sympy.symbol import SymT, symbol_is_type
 
 from foo_cl import _C
 
@@ -74,6 +80,12 @@ def _types(dtype: torch.dtype) -> tuple[str, str]:
 
 def value_type(dtype: torch.dtype) -> str:
     return _types(dtype)[0]
+
+
+def lane_type(dtype: torch.dtype) -> str:
+    """The C type of a lane of a pointwise kernel's value (kernels_cl/inductor.clh: FOO_V): bool is
+    an int, 0 or 1, so that vector comparisons and selects work on it."""
+    return "int" if dtype == torch.bool else value_type(dtype)
 
 
 def compute_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -235,7 +247,7 @@ class OpenCLOverrides(OpOverrides):
 
     @staticmethod
     def value_expr(expr: sympy.Expr, dtype: torch.dtype) -> str:
-        return OpenCLOverrides.index_expr(expr, dtype)
+        return ops.index_expr(expr, dtype)
 
     @staticmethod
     def masked(mask: CSEVariable, body: Any, other: Any) -> CSEVariable:
@@ -347,7 +359,7 @@ class OpenCLOverrides(OpOverrides):
         """(mantissa, exponent): OpenCL's frexp writes the exponent through a pointer."""
         kernel = V.kernel
         exponent = kernel.cse.newvar(dtype=torch.int32)
-        kernel.compute.writeline(f"int {exponent};")
+        kernel.compute.writeline(f"{kernel.cse.prefix}{exponent};")
         mantissa = kernel.cse.generate(kernel.compute, f"frexp({x}, &{exponent})", dtype=_dtype_of(x))
         return mantissa, exponent
 
@@ -493,6 +505,242 @@ for _name in _SPECIAL_POLYNOMIALS:
     setattr(OpenCLOverrides, _name, _special_polynomial(_name))
 
 
+class OpenCLLaneOverrides(OpenCLOverrides):
+    """Inductor's ops on pointwise kernels' values of FOO_W lanes (vectors on CPU devices, scalars
+    elsewhere: kernels_cl/inductor.clh). OpenCL C has no implicit conversions between vector types,
+    so operands convert to their common type first; ops with no vector form (foo's special
+    functions, random numbers, integer powers) run lane by lane."""
+
+    @staticmethod
+    def constant(value: bool | float, dtype: torch.dtype) -> str:
+        literal = str(int(value)) if dtype == torch.bool else _literal(value, dtype)
+        return f"FOO_SPLAT({lane_type(dtype)}, {literal})"
+
+    @staticmethod
+    def to_dtype(
+        x: CSEVariable, dtype: torch.dtype, src_dtype: torch.dtype | None = None, use_compute_types: bool = True
+    ) -> str:
+        if dtype == torch.bool:
+            return f"FOO_BOOL({x} != {_zero(x)})"
+        if dtype == torch.float16:
+            return f"FOO_ROUND_TO_HALF(FOO_CVT(float, {x}))"
+        if dtype == torch.bfloat16:
+            return f"FOO_ROUND_TO_BFLOAT16(FOO_CVT(float, {x}))"
+        if dtype == torch.uint8 and src_dtype is not None and src_dtype.is_floating_point:
+            return f"FOO_CVT(uchar, FOO_CVT(long, {x}))"  # c10 converts through int64
+        return f"FOO_CVT({lane_type(dtype)}, {x})"
+
+    @staticmethod
+    def to_dtype_bitcast(x: CSEVariable, dtype: torch.dtype, src_dtype: torch.dtype) -> str:
+        if compute_dtype(dtype) != dtype or compute_dtype(src_dtype) != src_dtype:
+            raise NotImplementedError("foo-cl: compiled kernels do not bitcast float16 or bfloat16")
+        return f"FOO_AS({lane_type(dtype)}, FOO_CVT({lane_type(src_dtype)}, {x}))"
+
+    @staticmethod
+    def index_expr(expr: sympy.Expr, dtype: torch.dtype) -> str:
+        kernel = V.kernel
+        var = kernel.cse.generate(
+            kernel.compute, kernel.lanes_index(expr), bounds=get_bounds_index_expr(expr), dtype=torch.int64
+        )
+        return ops.to_dtype(var, dtype)
+
+    @staticmethod
+    def masked(mask: CSEVariable, body: Any, other: Any) -> CSEVariable:
+        """body() in the lanes where mask holds, else other: the body runs in every lane, its loads
+        only where the mask (and every enclosing one) holds."""
+        kernel = V.kernel
+        kernel.masks.append(mask)
+        try:
+            with kernel.swap_buffers(kernel.compute):
+                result = body()
+        finally:
+            kernel.masks.pop()
+        dtype = _dtype_of(result) or torch.float32
+        t = lane_type(dtype)
+        if isinstance(other, (bool, int, float)):
+            other = OpenCLLaneOverrides.constant(other, dtype)
+        return kernel.cse.generate(kernel.compute, f"FOO_WHERE({t}, {mask}, {result}, {other})", dtype=dtype)
+
+    @staticmethod
+    def where(a: CSEVariable, b: CSEVariable, c: CSEVariable) -> str:
+        dtype, (b, c) = _common(b, c)
+        return f"FOO_WHERE({lane_type(dtype)}, {a}, {b}, {c})"
+
+    @staticmethod
+    def floordiv(a: CSEVariable, b: CSEVariable) -> str:
+        dtype, (a, b) = _common(a, b)
+        if dtype.is_floating_point:
+            return f"floor({a} / {b})"
+        return f"FOO_VFLOORDIV_INT({lane_type(dtype)}, {a}, {b})"
+
+    @staticmethod
+    def truncdiv(a: CSEVariable, b: CSEVariable) -> str:
+        dtype, (a, b) = _common(a, b)
+        return f"trunc({a} / {b})" if dtype.is_floating_point else f"({a} / FOO_DIVISOR({lane_type(dtype)}, {b}))"
+
+    @staticmethod
+    def mod(a: CSEVariable, b: CSEVariable) -> str:
+        dtype, (a, b) = _common(a, b)
+        return f"fmod({a}, {b})" if dtype.is_floating_point else f"({a} % FOO_DIVISOR({lane_type(dtype)}, {b}))"
+
+    @staticmethod
+    def remainder(a: CSEVariable, b: CSEVariable) -> str:
+        dtype, (a, b) = _common(a, b)
+        kind = "FLOAT" if dtype.is_floating_point else "INT"
+        return f"FOO_VMOD_{kind}({lane_type(dtype)}, {a}, {b})"
+
+    @staticmethod
+    def pow(a: CSEVariable, b: CSEVariable) -> str:
+        dtype, (a, b) = _common(a, b)
+        if dtype.is_floating_point:
+            return f"pow({a}, {b})"
+        return _per_lane_of(OpenCLOverrides.pow, dtype, a, b)
+
+    @staticmethod
+    def abs(x: CSEVariable) -> str:
+        if _is_floating(x):
+            return f"fabs({x})"
+        return f"FOO_WHERE({lane_type(_dtype_of(x))}, FOO_BOOL({x} < {_zero(x)}), -{x}, {x})"
+
+    @staticmethod
+    def sign(x: CSEVariable) -> str:
+        t = lane_type(_dtype_of(x) or torch.float32)
+        return f"FOO_NAN_OR({x}, FOO_CVT({t}, FOO_BOOL({x} > ({t})0)) - FOO_CVT({t}, FOO_BOOL({x} < ({t})0)))"
+
+    @staticmethod
+    def signbit(x: CSEVariable) -> str:
+        return f"FOO_BOOL(signbit({x}) != 0)" if _is_floating(x) else f"FOO_BOOL({x} < {_zero(x)})"
+
+    @staticmethod
+    def isnan(x: CSEVariable) -> str:
+        return f"FOO_BOOL(isnan({x}) != 0)" if _is_floating(x) else "FOO_SPLAT(int, 0)"
+
+    @staticmethod
+    def isinf(x: CSEVariable) -> str:
+        return f"FOO_BOOL(isinf({x}) != 0)" if _is_floating(x) else "FOO_SPLAT(int, 0)"
+
+    @staticmethod
+    def logical_and(a: CSEVariable, b: CSEVariable) -> str:
+        return f"(FOO_BOOL({a} != {_zero(a)}) & FOO_BOOL({b} != {_zero(b)}))"
+
+    @staticmethod
+    def logical_or(a: CSEVariable, b: CSEVariable) -> str:
+        return f"(FOO_BOOL({a} != {_zero(a)}) | FOO_BOOL({b} != {_zero(b)}))"
+
+    @staticmethod
+    def logical_xor(a: CSEVariable, b: CSEVariable) -> str:
+        return f"(FOO_BOOL({a} != {_zero(a)}) ^ FOO_BOOL({b} != {_zero(b)}))"
+
+    @staticmethod
+    def logical_not(a: CSEVariable) -> str:
+        return f"FOO_BOOL({a} == {_zero(a)})"
+
+    @staticmethod
+    def erf(x: CSEVariable) -> str:
+        return f"erf({x})" if _dtype_of(x) == torch.float64 else f"FOO_ERF({x})"
+
+    @staticmethod
+    def ldexp(x: CSEVariable, n: CSEVariable) -> str:
+        return f"ldexp({x}, FOO_CVT(int, {n}))"
+
+    @staticmethod
+    def fma(x: CSEVariable, y: CSEVariable, z: CSEVariable) -> str:
+        _, (x, y, z) = _common(x, y, z)
+        return f"fma({x}, {y}, {z})"
+
+
+def _zero(x: Any) -> str:
+    """0 in x's lane type: OpenCL C compares a char vector with a char, not an int."""
+    return f"({lane_type(_dtype_of(x) or torch.float32)})0"
+
+
+def _common(*values: Any) -> tuple[torch.dtype, list[str]]:
+    """The values' common dtype (PyTorch's promotion), and the values converted to it."""
+    dtypes = [d for d in map(_dtype_of, values) if d is not None]
+    dtype = functools.reduce(torch.promote_types, dtypes) if dtypes else torch.float32
+    t = lane_type(dtype)
+
+    def convert(v: Any) -> str:
+        if isinstance(v, (bool, int, float)):  # a Python number, from Inductor's own op calls
+            return f"(({t}){_literal(v, dtype)})"
+        return f"FOO_CVT({t}, {v})" if _dtype_of(v) is not None and lane_type(_dtype_of(v)) != t else str(v)
+
+    return dtype, [convert(v) for v in values]
+
+
+def _lanes_binary(template: str, result: str | None = None):
+    """An op of two values in their common type: template formats {a} and {b}; result is "bool"
+    for comparisons (FOO_BOOL of the template)."""
+
+    def fn(a: CSEVariable, b: CSEVariable) -> str:
+        _, (a, b) = _common(a, b)
+        text = template.format(a=a, b=b)
+        return f"FOO_BOOL({text})" if result == "bool" else f"({text})"
+
+    return staticmethod(fn)
+
+
+for _name, _template in {
+    "add": "{a} + {b}",
+    "sub": "{a} - {b}",
+    "mul": "{a} * {b}",
+    "truediv": "{a} / {b}",
+    "and_": "{a} & {b}",
+    "or_": "{a} | {b}",
+    "xor": "{a} ^ {b}",
+    "lshift": "{a} << {b}",
+    "rshift": "{a} >> {b}",
+    "bitwise_and": "{a} & {b}",
+    "bitwise_or": "{a} | {b}",
+    "bitwise_xor": "{a} ^ {b}",
+    "bitwise_left_shift": "{a} << {b}",
+    "bitwise_right_shift": "{a} >> {b}",
+    "maximum": "FOO_MAX({a}, {b})",
+    "minimum": "FOO_MIN({a}, {b})",
+    "fmod": "fmod({a}, {b})",
+    "atan2": "atan2({a}, {b})",
+    "hypot": "hypot({a}, {b})",
+    "copysign": "copysign({a}, {b})",
+    "nextafter": "nextafter({a}, {b})",
+}.items():
+    setattr(OpenCLLaneOverrides, _name, _lanes_binary(_template))
+for _name, _operator in {"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}.items():
+    setattr(OpenCLLaneOverrides, _name, _lanes_binary(f"{{a}} {_operator} {{b}}", result="bool"))
+
+
+class _Lane:
+    """Lane k of a value variable, standing for the variable in an op's scalar code."""
+
+    def __init__(self, var: CSEVariable, lane: int) -> None:
+        self.var, self.dtype, self.lane = var, var.dtype, lane
+
+    def __str__(self) -> str:
+        return _lane(self.var, self.lane)
+
+
+def _per_lane_of(scalar: Any, dtype: torch.dtype, *args: Any) -> str:
+    """scalar (an op of OpenCLOverrides) applied lane by lane: a value of `dtype`."""
+    lanes = [
+        str(scalar(*(_Lane(a, lane) if isinstance(a, CSEVariable) else a for a in args)))
+        for lane in range(VECTOR_WIDTH)
+    ]
+    return f"FOO_PER_LANE({lane_type(dtype)}, {', '.join(lanes)})"
+
+
+def _per_lane(name: str):
+    scalar = getattr(OpenCLOverrides, name)
+
+    def fn(*args: Any) -> str:
+        dtype = getattr(DtypePropagationOpsHandler(), name)(*args)
+        return _per_lane_of(scalar, dtype, *args)
+
+    return staticmethod(fn)
+
+
+for _name in [*_SPECIAL, *_SPECIAL_POLYNOMIALS, "polygamma", "rand", "randn", "randint64"]:
+    setattr(OpenCLLaneOverrides, _name, _per_lane(_name))
+
+
 def _dtype_of(x: Any) -> torch.dtype | None:
     return getattr(x, "dtype", None)
 
@@ -528,6 +776,20 @@ class TypedCSE(CSE):
         """NOTE: CSE's constructor (and clone) set a fixed prefix; the type comes from the variable."""
 
 
+class LaneCSE(TypedCSE):
+    """TypedCSE for pointwise kernels, whose values are FOO_W lanes."""
+
+    @property  # type: ignore[override]
+    def prefix(self) -> str:
+        var = self._latest
+        dtype = var.dtype if var is not None and var.dtype is not None else torch.float32
+        return f"FOO_V({lane_type(dtype)}) "
+
+    @prefix.setter
+    def prefix(self, value: str) -> None:
+        pass
+
+
 class OpenCLKernel(SIMDKernel):
     """One generated OpenCL C kernel (see the module's docstring for its shape)."""
 
@@ -538,7 +800,12 @@ class OpenCLKernel(SIMDKernel):
 
     def __init__(self, tiling: dict[str, sympy.Expr], **kwargs: Any) -> None:
         super().__init__(tiling, **kwargs)
-        self.cse = TypedCSE(self.newvar_prefix, self.suffix)
+        # Pointwise kernels compute FOO_W lanes at a time (the module's docstring).
+        self.vectorized = not self.inside_reduction
+        if self.vectorized:
+            self.overrides = OpenCLLaneOverrides  # type: ignore[misc]
+        self.cse = (LaneCSE if self.vectorized else TypedCSE)(self.newvar_prefix, self.suffix)
+        self.masks: list[CSEVariable] = []  # the masks of the masked bodies being generated (vectorized)
         self.x_indexing = IndentedBuffer()  # the pointwise range's index variables, once per output
         self.post_loop_combine = IndentedBuffer()  # reductions' lanes combined, after their loop
         self.post_loop_store = IndentedBuffer()  # stores of reduction results, after their loop
@@ -574,15 +841,9 @@ class OpenCLKernel(SIMDKernel):
         var = self.args.input(name)
         index = self.prepare_indexing(index)
         dtype = V.graph.get_dtype(name)
-        position = self.index_to_str(index)
-        if dtype == torch.float16:
-            line = f"vload_half({position}, {var})"
-        elif dtype == torch.bfloat16:
-            line = f"foo_bf16_to_float({var}[{position}])"
-        elif dtype == torch.bool:
-            line = f"({var}[{position}] != 0)"
-        else:
-            line = f"{var}[{position}]"
+        if self.vectorized:
+            return self.cse.generate(self.loads, self._lanes_load(var, dtype, index), dtype=compute_dtype(dtype))
+        line = _element(var, dtype, self.index_to_str(index))
         if self._loads_outside_loop(index):
             # Values a reduction's row does not change are read once, before its loop.
             result = self.cse.generate(self.body, line, dtype=compute_dtype(dtype))
@@ -592,25 +853,125 @@ class OpenCLKernel(SIMDKernel):
 
     def _store_line(self, name: str, index: sympy.Expr, value: CSEVariable) -> str:
         var = self.args.output(name)
-        position = self.index_to_str(self.prepare_indexing(index))
         dtype = V.graph.get_dtype(name)
-        if dtype == torch.float16:
-            return f"vstore_half_rte((float){value}, {position}, {var});"
-        if dtype == torch.bfloat16:
-            return f"{var}[{position}] = foo_float_to_bf16((float){value});"
-        return f"{var}[{position}] = ({_types(dtype)[1]}){value};"
+        if self.vectorized:
+            return self._lanes_store(var, dtype, self.prepare_indexing(index), value)
+        return _element_store(var, dtype, self.index_to_str(self.prepare_indexing(index)), str(value))
 
     def store(self, name: str, index: sympy.Expr, value: CSEVariable, mode: Any = None) -> None:
         if mode == "atomic_add":
             # kernels_cl/atomics.clh: compare-and-swap loops where OpenCL has no atomic add.
             var = self.args.output(name)
-            position = self.index_to_str(self.prepare_indexing(index))
-            line = f"ATOMIC_ADD_{_atomic_name(V.graph.get_dtype(name))}(&{var}[{position}], {value});"
+            add = f"ATOMIC_ADD_{_atomic_name(V.graph.get_dtype(name))}"
+            index = self.prepare_indexing(index)
+            if self.vectorized:
+                line = self._each_lane(f"{add}(&{var}[{self._lane_position(index, _LANE)}], {_lane(value, _LANE)});")
+            else:
+                line = f"{add}(&{var}[{self.index_to_str(index)}], {value});"
         elif mode is None:
             line = self._store_line(name, index, value)
         else:
             raise NotImplementedError(f"foo-cl: compiled kernels do not support store mode {mode}")
         self.stores.writeline(DeferredLine(name, line))
+
+    # Pointwise kernels' lanes (vectorized): an index is taken as a function of the flattened range
+    # variable, which is foo_x in a lane-0 position and foo_x + lane in another.
+
+    def _in_range_variable(self, index: sympy.Expr) -> sympy.Expr:
+        """index (in the range tree's entries) in the tree's root variable."""
+        entries = {s: self.range_tree_nodes[s].expr for s in index.free_symbols if s in self.range_tree_nodes}
+        return sympy_subs(index, entries) if entries else index
+
+    def _lane_position(self, index: sympy.Expr, lane: sympy.Expr | int) -> str:
+        """index at lane `lane` of the current block, as C; indirect indices take that lane of their
+        variable."""
+        root = self.range_trees[0].symbol()
+        expr = self._in_range_variable(index)
+        replacements: dict[sympy.Symbol, sympy.Expr] = {root: _FOO_X + lane}
+        for symbol in expr.free_symbols:
+            if symbol_is_type(symbol, SymT.TMP):
+                var = self.cse.varname_map[str(symbol)]
+                replacements[symbol] = sympy.Symbol(_lane(var, lane), integer=True)
+        return self.index_to_str(sympy_subs(expr, replacements))
+
+    def _lane_stride(self, index: sympy.Expr) -> sympy.Expr | None:
+        """How far index moves from lane to lane within a block (0: every lane the same element, 1:
+        consecutive elements), or None where that is not a constant. Blocks start at multiples of
+        VECTOR_WIDTH, so floor divisions by multiples of it are constant in a block, and remainders
+        modulo them grow with the range variable."""
+        if self.masks or any(symbol_is_type(s, SymT.TMP) for s in index.free_symbols):
+            return None  # lanes a mask turns off may not be read; indirect indices vary by lane
+        root = self.range_trees[0].symbol()
+        stride = sympy.S.Zero
+        for term in sympy.Add.make_args(self._in_range_variable(index)):
+            factors = [f for f in sympy.Mul.make_args(term) if root in f.free_symbols]
+            if not factors:
+                continue
+            if len(factors) > 1:
+                return None
+            (factor,) = factors
+            scale = term / factor
+            if factor == root or (
+                isinstance(factor, ModularIndexing) and factor.args[:2] == (root, 1) and _width_multiple(factor.args[2])
+            ):
+                stride += scale
+            elif not (
+                isinstance(factor, (ModularIndexing, FloorDiv))
+                and factor.args[0] == root
+                and _width_multiple(factor.args[1])
+            ):
+                return None
+        return stride
+
+    def _lanes_load(self, var: str, dtype: torch.dtype, index: sympy.Expr) -> str:
+        """A value of FOO_W lanes read from buffer var at index: consecutive elements in one vector
+        load, one element broadcast, otherwise lane by lane (under the masks of masked bodies)."""
+        stride = self._lane_stride(index)
+        if stride == 1:
+            base = self._lane_position(index, 0)
+            if dtype == torch.float16:
+                return f"FOO_LANES_LOAD_HALF({var}, {base})"
+            if dtype == torch.bfloat16:
+                return f"FOO_BF16_TO_FLOAT(FOO_LANES_LOAD({var}, {base}))"
+            if dtype == torch.bool:
+                return f"FOO_BOOL(FOO_LANES_LOAD({var}, {base}) != (uchar)0)"
+            return f"FOO_LANES_LOAD({var}, {base})"
+        if stride == 0:
+            return f"FOO_SPLAT({lane_type(dtype)}, {_element(var, dtype, self._lane_position(index, 0))})"
+        lanes = []
+        for lane in range(VECTOR_WIDTH):
+            element = _element(var, dtype, self._lane_position(index, lane))
+            if self.masks:
+                guard = " & ".join(_lane(mask, lane) for mask in self.masks)
+                element = f"({guard} ? {element} : 0)"
+            lanes.append(element)
+        return f"FOO_PER_LANE({lane_type(dtype)}, {', '.join(lanes)})"
+
+    def _lanes_store(self, var: str, dtype: torch.dtype, index: sympy.Expr, value: CSEVariable) -> str:
+        """A statement writing the lanes of value to buffer var at index."""
+        if self._lane_stride(index) == 1:
+            base = self._lane_position(index, 0)
+            if dtype == torch.float16:
+                return f"FOO_LANES_STORE_HALF({var}, {base}, FOO_CVT(float, {value}));"
+            if dtype == torch.bfloat16:
+                return f"FOO_LANES_STORE({var}, {base}, FOO_FLOAT_TO_BF16(FOO_CVT(float, {value})));"
+            return f"FOO_LANES_STORE({var}, {base}, FOO_CVT({_types(dtype)[1]}, {value}));"
+        position = self._lane_position(index, _LANE)
+        return self._each_lane(_element_store(var, dtype, position, _lane(value, _LANE)))
+
+    @staticmethod
+    def _each_lane(statement: str) -> str:
+        return f"for (int foo_l = 0; foo_l < FOO_W; ++foo_l) {statement}"
+
+    def lanes_index(self, expr: sympy.Expr) -> str:
+        """The lanes of an index expression as a value of longs."""
+        index = self.prepare_indexing(expr)
+        stride = self._lane_stride(index)
+        if stride is None:
+            lanes = ", ".join(f"(long)({self._lane_position(index, lane)})" for lane in range(VECTOR_WIDTH))
+            return f"FOO_PER_LANE(long, {lanes})"
+        base = f"FOO_SPLAT(long, {self._lane_position(index, 0)})"
+        return base if stride == 0 else f"({base} + FOO_IOTA * ({self.index_to_str(stride)}))"
 
     def store_reduction(self, name: str, index: sympy.Expr, value: CSEVariable) -> None:
         self.post_loop_store.writeline(DeferredLine(name, self._store_line(name, index, value)))
@@ -621,9 +982,16 @@ class OpenCLKernel(SIMDKernel):
         out-of-range index (which eager foo rejects) reads the nearest element instead."""
         if not (lower or upper) or not isinstance(expr, sympy.Symbol) or str(expr) not in self.cse.varname_map:
             return
-        low = "0" if lower else str(expr)
-        high = f"({self.index_to_str(size)}) - 1" if upper else str(expr)
-        self.compute.writeline(f"{expr} = clamp({expr}, (long){low}, (long){high});")
+        t = value_type(self.cse.varname_map[str(expr)].dtype or torch.int64)
+        high = f"({t})({self.index_to_str(size)} - 1)"
+        bounded = (
+            f"clamp({expr}, ({t})0, {high})"
+            if lower and upper
+            else f"max({expr}, ({t})0)"
+            if lower
+            else f"min({expr}, {high})"
+        )
+        self.compute.writeline(f"{expr} = {bounded};")
 
     def _lanes(self, dtype: torch.dtype, init: str) -> str:
         """An accumulator with one value per lane (FOO_LANES), set before the reduction's loop."""
@@ -731,6 +1099,8 @@ class OpenCLKernel(SIMDKernel):
         return results
 
     def codegen_iteration_ranges_entry(self, entry: IterationRangesEntry) -> None:
+        if self.vectorized:
+            return  # positions are written from the root variable (_lane_position)
         if entry.is_reduction:
             self.indexing_code.writeline(f"const long {entry.name} = {self._lane_index(entry.expr)};")
         else:
@@ -824,6 +1194,43 @@ class OpenCLKernel(SIMDKernel):
 
     def codegen_kernel(self, name: str | None = None) -> str:
         self.codegen_body()
+        if self.vectorized:
+            return self._kernel_source(name, self._lanes_loops())
+        x = self.range_trees[0]
+        loop = IndentedBuffer()
+        loop.writeline(f"FOO_GRID_LOOP({x.name}, {x.prefix}numel) {{")
+        with loop.indent():
+            loop.splice(self.x_indexing)
+            loop.splice(self.body)
+        loop.writeline("}")
+        return self._kernel_source(name, loop)
+
+    def _lanes_loops(self) -> IndentedBuffer:
+        """A pointwise kernel's loops: on CPU devices a work-item's range (from a multiple of
+        VECTOR_WIDTH) in blocks of that many lanes, then the rest one at a time; elsewhere its grid
+        loop's elements one at a time."""
+        code = IndentedBuffer()
+        numel = f"{self.range_trees[0].prefix}numel"
+        code.writeline("#ifdef FOO_CPU_DEVICE")
+        code.writeline(f"#define FOO_W {VECTOR_WIDTH}")
+        code.writeline(f"FOO_BLOCK_RANGE(foo_x, foo_end, {numel}, FOO_W);")
+        code.writeline("for (; foo_x + FOO_W <= foo_end; foo_x += FOO_W) {")
+        with code.indent():
+            code.splice(self.body)
+        code.writeline("}")
+        code.writeline("#undef FOO_W")
+        code.writeline("for (; foo_x < foo_end; ++foo_x) {")
+        code.writeline("#else")
+        code.writeline(f"FOO_GRID_LOOP(foo_x, {numel}) {{")
+        code.writeline("#endif")
+        code.writeline("#define FOO_W 1")
+        with code.indent():
+            code.splice(self.body)
+        code.writeline("#undef FOO_W")
+        code.writeline("}")
+        return code
+
+    def _kernel_source(self, name: str | None, loops: IndentedBuffer) -> str:
         params, prologue = self._parameters()
         code = IndentedBuffer()
         code.writeline("#define INDEX_T long")
@@ -838,12 +1245,7 @@ class OpenCLKernel(SIMDKernel):
             code.writelines([p + ("," if i < len(params) - 1 else ") {") for i, p in enumerate(params)])
         with code.indent():
             code.writelines(prologue)
-            x = self.range_trees[0]
-            code.writeline(f"FOO_GRID_LOOP({x.name}, {x.prefix}numel) {{")
-            with code.indent():
-                code.splice(self.x_indexing)
-                code.splice(self.body)
-            code.writeline("}")
+            code.splice(loops)
         code.writeline("}")
         return code.getvalue()
 
@@ -865,6 +1267,40 @@ class OpenCLKernel(SIMDKernel):
 
 
 LANES = 8  # kernels_cl/inductor.clh's FOO_LANES
+VECTOR_WIDTH = 8  # a pointwise kernel's FOO_W on CPU devices
+
+_FOO_X = sympy.Symbol("foo_x", integer=True, nonnegative=True)  # the range variable at lane 0
+_LANE = sympy.Symbol("foo_l", integer=True, nonnegative=True)  # a lane, in loops over FOO_W lanes
+
+
+def _lane(var: Any, lane: sympy.Expr | int) -> str:
+    """Lane `lane` of a value variable."""
+    return f"FOO_LANE({lane_type(_dtype_of(var) or torch.float32)}, {var}, {lane})"
+
+
+def _width_multiple(n: sympy.Expr) -> bool:
+    return isinstance(n, sympy.Integer) and int(n) % VECTOR_WIDTH == 0
+
+
+def _element(var: str, dtype: torch.dtype, position: str) -> str:
+    """The value of buffer var's element at position."""
+    if dtype == torch.float16:
+        return f"vload_half({position}, {var})"
+    if dtype == torch.bfloat16:
+        return f"foo_bf16_to_float({var}[{position}])"
+    if dtype == torch.bool:
+        return f"({var}[{position}] != 0)"
+    return f"{var}[{position}]"
+
+
+def _element_store(var: str, dtype: torch.dtype, position: str, value: str) -> str:
+    """A statement writing value to buffer var's element at position."""
+    if dtype == torch.float16:
+        return f"vstore_half_rte((float){value}, {position}, {var});"
+    if dtype == torch.bfloat16:
+        return f"{var}[{position}] = foo_float_to_bf16((float){value});"
+    return f"{var}[{position}] = ({_types(dtype)[1]}){value};"
+
 
 # Reductions that fold one accumulator: the combination (a format of {acc} and {value}) and the
 # initial value (None: the dtype's lowest value for max, highest for min).
@@ -912,8 +1348,6 @@ def _lane_aligned(n: sympy.Expr) -> bool:
 
 
 def symbol_is_reduction(symbol: sympy.Symbol) -> bool:
-    from torch.utils._sympy.symbol import SymT, symbol_is_type
-
     return symbol_is_type(symbol, (SymT.R0_INDEX, SymT.R1_INDEX))
 
 
