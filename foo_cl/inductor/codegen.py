@@ -509,7 +509,7 @@ class OpenCLLaneOverrides(OpenCLOverrides):
     """Inductor's ops on pointwise kernels' values of FOO_W lanes (vectors on CPU devices, scalars
     elsewhere: kernels_cl/inductor.clh). OpenCL C has no implicit conversions between vector types,
     so operands convert to their common type first; ops with no vector form (foo's special
-    functions, random numbers, integer powers) run lane by lane."""
+    functions, integer powers) run lane by lane."""
 
     @staticmethod
     def constant(value: bool | float, dtype: torch.dtype) -> str:
@@ -737,7 +737,20 @@ def _per_lane(name: str):
     return staticmethod(fn)
 
 
-for _name in [*_SPECIAL, *_SPECIAL_POLYNOMIALS, "polygamma", "rand", "randn", "randint64"]:
+def _lanes_random(function: str):
+    """A random op of kernels_cl/inductor.clh, on long lanes (seed, offset[, low, high])."""
+
+    def fn(*args: CSEVariable) -> str:
+        longs = [str(a) if _dtype_of(a) == torch.int64 else f"FOO_CVT(long, {a})" for a in args]
+        return f"{function}({', '.join(longs)})"
+
+    return staticmethod(fn)
+
+
+OpenCLLaneOverrides.rand = _lanes_random("FOO_RAND")
+OpenCLLaneOverrides.randn = _lanes_random("FOO_RANDN")
+OpenCLLaneOverrides.randint64 = _lanes_random("FOO_RANDINT64")
+for _name in [*_SPECIAL, *_SPECIAL_POLYNOMIALS, "polygamma"]:
     setattr(OpenCLLaneOverrides, _name, _per_lane(_name))
 
 
