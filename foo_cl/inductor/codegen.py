@@ -1,15 +1,20 @@
 """Inductor's foo backend: fused pointwise and reduction kernels emitted as OpenCL C.
 
 Kernels follow Inductor's SIMD model with one flattened pointwise range ("x") and at most one
-reduction range ("r0_"). A work-item takes outputs (reduction rows) from foo's grid loop
-(kernels_cl/common.clh: contiguous ranges on CPU devices, a grid stride on GPUs); a reduction walks
-its row in a loop, accumulating in private variables, as Triton's looped reductions do with
-blocks. Pointwise kernels are written once for FOO_W consecutive elements (kernels_cl/inductor.clh):
-a CPU device runs them 8 elements at a time in OpenCL vectors (float8: its compiler does not
-vectorise the scalar loop's math functions), with a scalar tail; other devices run them at width 1,
-an element per work-item. Half and bfloat16 values compute in float32, as foo's own kernels do. Matmul, convolution,
-attention, sorting and whatever else Inductor does not lower to loops run as calls to foo's ATen
-kernels (extern kernels and fallbacks).
+reduction range ("r0_"). Their code is written once for values of FOO_W lanes
+(kernels_cl/inductor.clh), consecutive iterations of the innermost range: OpenCL vectors (float8)
+at width 8, scalars at width 1. CPU compilers do not vectorise a scalar loop's math functions, the
+vector forms they have.
+- A pointwise kernel's work-item takes elements from foo's grid loop (kernels_cl/common.clh): on
+  CPU devices a contiguous range, 8 lanes at a time with the rest one at a time; elsewhere one
+  element at a time, neighbouring work-items taking neighbouring elements.
+- A reduction's work-item takes whole rows and walks each in blocks of 8 lanes, accumulating lane
+  by lane (its last block's lanes past the row's end left out), as Triton's looped reductions do
+  with blocks; the lanes combine after the loop.
+Contiguous reads and writes are vector loads and stores, others go lane by lane, as do ops with no
+vector form. Half and bfloat16 values compute in float32, as foo's own kernels do. Matmul,
+convolution, attention, sorting and whatever else Inductor does not lower to loops run as calls to
+foo's ATen kernels (extern kernels and fallbacks).
 
 What Inductor uses, registered by register() (foo_cl.inductor's import hook): OpenCLScheduling, the
 device scheduling; WrapperCodegen, Python wrapper code calling foo_cl.inductor.runtime.FooKernel;
@@ -213,138 +218,155 @@ def _builtin(name: str):
 
 
 class OpenCLOverrides(OpOverrides):
-    """Inductor's ops as OpenCL C expressions on scalars (CSE variables and literals)."""
+    """Inductor's ops as OpenCL C expressions on values of FOO_W lanes (vectors on CPU devices,
+    scalars elsewhere: kernels_cl/inductor.clh). OpenCL C has no implicit conversions between vector types,
+    so operands convert to their common type first; ops with no vector form (foo's special
+    functions, integer powers) run lane by lane."""
 
     @staticmethod
     def constant(value: bool | float, dtype: torch.dtype) -> str:
-        return _literal(value, dtype)
+        literal = str(int(value)) if dtype == torch.bool else _literal(value, dtype)
+        return f"FOO_SPLAT({lane_type(dtype)}, {literal})"
 
     @staticmethod
     def to_dtype(
         x: CSEVariable, dtype: torch.dtype, src_dtype: torch.dtype | None = None, use_compute_types: bool = True
     ) -> str:
         if dtype == torch.bool:
-            return f"({x} != 0)"
+            return f"FOO_BOOL({x} != {_zero(x)})"
         if dtype == torch.float16:
-            return f"foo_round_to_half((float){x})"
+            return f"FOO_ROUND_TO_HALF(FOO_CVT(float, {x}))"
         if dtype == torch.bfloat16:
-            return f"foo_round_to_bfloat16((float){x})"
+            return f"FOO_ROUND_TO_BFLOAT16(FOO_CVT(float, {x}))"
         if dtype == torch.uint8 and src_dtype is not None and src_dtype.is_floating_point:
-            return f"((uchar)(long){x})"  # c10 converts through int64
-        return f"(({value_type(dtype)}){x})"
+            return f"FOO_CVT(uchar, FOO_CVT(long, {x}))"  # c10 converts through int64
+        return f"FOO_CVT({lane_type(dtype)}, {x})"
 
     @staticmethod
     def to_dtype_bitcast(x: CSEVariable, dtype: torch.dtype, src_dtype: torch.dtype) -> str:
         if compute_dtype(dtype) != dtype or compute_dtype(src_dtype) != src_dtype:
             raise NotImplementedError("foo-cl: compiled kernels do not bitcast float16 or bfloat16")
-        return f"as_{value_type(dtype)}(({value_type(src_dtype)}){x})"
+        return f"FOO_AS({lane_type(dtype)}, FOO_CVT({lane_type(src_dtype)}, {x}))"
 
     @staticmethod
     def index_expr(expr: sympy.Expr, dtype: torch.dtype) -> str:
-        index = V.kernel.index_to_str(V.kernel.prepare_indexing(expr))
-        var = V.kernel.cse.generate(V.kernel.compute, index, bounds=get_bounds_index_expr(expr), dtype=torch.int64)
+        kernel = V.kernel
+        var = kernel.cse.generate(
+            kernel.compute, kernel.lanes_index(expr), bounds=get_bounds_index_expr(expr), dtype=torch.int64
+        )
         return ops.to_dtype(var, dtype)
+
+    @staticmethod
+    def masked(mask: CSEVariable, body: Any, other: Any) -> CSEVariable:
+        """body() in the lanes where mask holds, else other: the body runs in every lane, its loads
+        only where the mask (and every enclosing one) holds."""
+        kernel = V.kernel
+        kernel.masks.append(mask)
+        try:
+            with kernel.swap_buffers(kernel.compute):
+                result = body()
+        finally:
+            kernel.masks.pop()
+        dtype = _dtype_of(result) or torch.float32
+        t = lane_type(dtype)
+        if isinstance(other, (bool, int, float)):
+            other = OpenCLOverrides.constant(other, dtype)
+        return kernel.cse.generate(kernel.compute, f"FOO_WHERE({t}, {mask}, {result}, {other})", dtype=dtype)
+
+    @staticmethod
+    def where(a: CSEVariable, b: CSEVariable, c: CSEVariable) -> str:
+        dtype, (b, c) = _common(b, c)
+        return f"FOO_WHERE({lane_type(dtype)}, {a}, {b}, {c})"
+
+    @staticmethod
+    def floordiv(a: CSEVariable, b: CSEVariable) -> str:
+        dtype, (a, b) = _common(a, b)
+        if dtype.is_floating_point:
+            return f"floor({a} / {b})"
+        return f"FOO_VFLOORDIV_INT({lane_type(dtype)}, {a}, {b})"
+
+    @staticmethod
+    def truncdiv(a: CSEVariable, b: CSEVariable) -> str:
+        dtype, (a, b) = _common(a, b)
+        return f"trunc({a} / {b})" if dtype.is_floating_point else f"({a} / FOO_DIVISOR({lane_type(dtype)}, {b}))"
+
+    @staticmethod
+    def mod(a: CSEVariable, b: CSEVariable) -> str:
+        dtype, (a, b) = _common(a, b)
+        return f"fmod({a}, {b})" if dtype.is_floating_point else f"({a} % FOO_DIVISOR({lane_type(dtype)}, {b}))"
+
+    @staticmethod
+    def remainder(a: CSEVariable, b: CSEVariable) -> str:
+        dtype, (a, b) = _common(a, b)
+        kind = "FLOAT" if dtype.is_floating_point else "INT"
+        return f"FOO_VMOD_{kind}({lane_type(dtype)}, {a}, {b})"
+
+    @staticmethod
+    def pow(a: CSEVariable, b: CSEVariable) -> str:
+        dtype, (a, b) = _common(a, b)
+        if dtype.is_floating_point:
+            return f"pow({a}, {b})"
+        return _per_lane_of(lambda x, n: f"foo_ipow({x}, {n})", dtype, a, b)
+
+    @staticmethod
+    def abs(x: CSEVariable) -> str:
+        if _is_floating(x):
+            return f"fabs({x})"
+        return f"FOO_WHERE({lane_type(_dtype_of(x))}, FOO_BOOL({x} < {_zero(x)}), -{x}, {x})"
+
+    @staticmethod
+    def sign(x: CSEVariable) -> str:
+        t = lane_type(_dtype_of(x) or torch.float32)
+        return f"FOO_NAN_OR({x}, FOO_CVT({t}, FOO_BOOL({x} > ({t})0)) - FOO_CVT({t}, FOO_BOOL({x} < ({t})0)))"
+
+    @staticmethod
+    def signbit(x: CSEVariable) -> str:
+        return f"FOO_BOOL(signbit({x}) != 0)" if _is_floating(x) else f"FOO_BOOL({x} < {_zero(x)})"
+
+    @staticmethod
+    def isnan(x: CSEVariable) -> str:
+        return f"FOO_BOOL(isnan({x}) != 0)" if _is_floating(x) else "FOO_SPLAT(int, 0)"
+
+    @staticmethod
+    def isinf(x: CSEVariable) -> str:
+        return f"FOO_BOOL(isinf({x}) != 0)" if _is_floating(x) else "FOO_SPLAT(int, 0)"
+
+    @staticmethod
+    def logical_and(a: CSEVariable, b: CSEVariable) -> str:
+        return f"(FOO_BOOL({a} != {_zero(a)}) & FOO_BOOL({b} != {_zero(b)}))"
+
+    @staticmethod
+    def logical_or(a: CSEVariable, b: CSEVariable) -> str:
+        return f"(FOO_BOOL({a} != {_zero(a)}) | FOO_BOOL({b} != {_zero(b)}))"
+
+    @staticmethod
+    def logical_xor(a: CSEVariable, b: CSEVariable) -> str:
+        return f"(FOO_BOOL({a} != {_zero(a)}) ^ FOO_BOOL({b} != {_zero(b)}))"
+
+    @staticmethod
+    def logical_not(a: CSEVariable) -> str:
+        return f"FOO_BOOL({a} == {_zero(a)})"
+
+    @staticmethod
+    def erf(x: CSEVariable) -> str:
+        return f"erf({x})" if _dtype_of(x) == torch.float64 else f"FOO_ERF({x})"
+
+    @staticmethod
+    def ldexp(x: CSEVariable, n: CSEVariable) -> str:
+        return f"ldexp({x}, FOO_CVT(int, {n}))"
+
+    @staticmethod
+    def fma(x: CSEVariable, y: CSEVariable, z: CSEVariable) -> str:
+        _, (x, y, z) = _common(x, y, z)
+        return f"fma({x}, {y}, {z})"
 
     @staticmethod
     def value_expr(expr: sympy.Expr, dtype: torch.dtype) -> str:
         return ops.index_expr(expr, dtype)
 
     @staticmethod
-    def masked(mask: CSEVariable, body: Any, other: Any) -> CSEVariable:
-        """body() where mask holds, else other: the body's code runs only under the mask."""
-        kernel = V.kernel
-        scoped = IndentedBuffer()
-        kernel.masked_depth += 1
-        try:
-            with kernel.swap_buffers(scoped), scoped.indent():
-                result = body()
-        finally:
-            kernel.masked_depth -= 1
-        dtype = result.dtype if isinstance(result, CSEVariable) and result.dtype is not None else torch.float32
-        var = kernel.cse.newvar(dtype=dtype)
-        other_text = _literal(other, dtype) if isinstance(other, (bool, int, float)) else str(other)
-        kernel.compute.writeline(f"{value_type(dtype)} {var} = {other_text};")
-        kernel.compute.writeline(f"if ({mask}) {{")
-        with kernel.compute.indent():
-            kernel.compute.splice(scoped)
-            kernel.compute.writeline(f"{var} = {result};")
-        kernel.compute.writeline("}")
-        return var
-
-    @staticmethod
-    def where(a: CSEVariable, b: CSEVariable, c: CSEVariable) -> str:
-        return f"({a} ? {b} : {c})"
-
-    @staticmethod
-    def maximum(a: CSEVariable, b: CSEVariable) -> str:
-        return f"FOO_MAX({a}, {b})"
-
-    @staticmethod
-    def minimum(a: CSEVariable, b: CSEVariable) -> str:
-        return f"FOO_MIN({a}, {b})"
-
-    @staticmethod
-    def floordiv(a: CSEVariable, b: CSEVariable) -> str:
-        return f"FOO_FLOORDIV_INT({a}, {b})" if _is_integer(a, b) else f"FOO_FLOORDIV_FLOAT({a}, {b})"
-
-    @staticmethod
-    def truncdiv(a: CSEVariable, b: CSEVariable) -> str:
-        return f"({a} / {b})" if _is_integer(a, b) else f"trunc({a} / {b})"
-
-    @staticmethod
-    def mod(a: CSEVariable, b: CSEVariable) -> str:
-        return f"({a} % {b})" if _is_integer(a, b) else f"fmod({a}, {b})"
-
-    @staticmethod
-    def remainder(a: CSEVariable, b: CSEVariable) -> str:
-        return f"FOO_MOD_INT({a}, {b})" if _is_integer(a, b) else f"FOO_MOD_FLOAT({a}, {b})"
-
-    @staticmethod
-    def pow(a: CSEVariable, b: CSEVariable) -> str:
-        return f"foo_ipow({a}, {b})" if _is_integer(a, b) else f"pow({a}, {b})"
-
-    @staticmethod
-    def abs(x: CSEVariable) -> str:
-        return f"fabs({x})" if _is_floating(x) else f"({x} < 0 ? -{x} : {x})"
-
-    @staticmethod
-    def sign(x: CSEVariable) -> str:
-        t = value_type(getattr(x, "dtype", None) or torch.float32)
-        return f"FOO_NAN_OR({x}, ({t})({x} > 0) - ({t})({x} < 0))"
-
-    @staticmethod
-    def signbit(x: CSEVariable) -> str:
-        return f"(signbit({x}) != 0)" if _is_floating(x) else f"({x} < 0)"
-
-    @staticmethod
-    def isnan(x: CSEVariable) -> str:
-        return f"(isnan({x}) != 0)" if _is_floating(x) else "false"
-
-    @staticmethod
-    def isinf(x: CSEVariable) -> str:
-        return f"(isinf({x}) != 0)" if _is_floating(x) else "false"
-
-    @staticmethod
     def round(x: CSEVariable) -> str:
         return f"rint({x})"
-
-    # NOTE: no && or ||: both sides are plain values, so & and | agree, without short-circuit
-    # branches in the way of a CPU compiler's vectoriser.
-    @staticmethod
-    def logical_and(a: CSEVariable, b: CSEVariable) -> str:
-        return f"(({a} != 0) & ({b} != 0))"
-
-    @staticmethod
-    def logical_or(a: CSEVariable, b: CSEVariable) -> str:
-        return f"(({a} != 0) | ({b} != 0))"
-
-    @staticmethod
-    def logical_xor(a: CSEVariable, b: CSEVariable) -> str:
-        return f"(({a} != 0) ^ ({b} != 0))"
-
-    @staticmethod
-    def logical_not(a: CSEVariable) -> str:
-        return f"({a} == 0)"
 
     @staticmethod
     def ndtr(x: CSEVariable) -> str:
@@ -363,28 +385,6 @@ class OpenCLOverrides(OpOverrides):
         mantissa = kernel.cse.generate(kernel.compute, f"frexp({x}, &{exponent})", dtype=_dtype_of(x))
         return mantissa, exponent
 
-    @staticmethod
-    def ldexp(x: CSEVariable, n: CSEVariable) -> str:
-        return f"ldexp({x}, (int){n})"
-
-    @staticmethod
-    def rand(seed: CSEVariable, offset: CSEVariable) -> str:
-        return f"foo_rand({seed}, {offset})"
-
-    @staticmethod
-    def randn(seed: CSEVariable, offset: CSEVariable) -> str:
-        return f"foo_randn({seed}, {offset})"
-
-    @staticmethod
-    def randint64(seed: CSEVariable, offset: CSEVariable, low: CSEVariable, high: CSEVariable) -> str:
-        return f"foo_randint64({seed}, {offset}, {low}, {high})"
-
-    fmod = _builtin("fmod")
-    atan2 = _builtin("atan2")
-    hypot = _builtin("hypot")
-    copysign = _builtin("copysign")
-    nextafter = _builtin("nextafter")
-    fma = _builtin("fma")
     exp = _builtin("exp")
     exp2 = _builtin("exp2")
     expm1 = _builtin("expm1")
@@ -406,10 +406,6 @@ class OpenCLOverrides(OpOverrides):
     asinh = _builtin("asinh")
     acosh = _builtin("acosh")
     atanh = _builtin("atanh")
-
-    @staticmethod
-    def erf(x: CSEVariable) -> str:
-        return f"erf({x})" if _dtype_of(x) == torch.float64 else f"foo_erf({x})"
 
     erfc = _builtin("erfc")
     lgamma = _builtin("lgamma")
@@ -481,7 +477,7 @@ def _special_fn(function: str):
         _special(args[0])
         return f"{function}({', '.join(str(a) for a in args)})"
 
-    return staticmethod(fn)
+    return fn
 
 
 def _polygamma(n: CSEVariable, x: CSEVariable) -> str:
@@ -495,158 +491,7 @@ def _special_polynomial(name: str):
         _special(x)
         return f"foo_{name}({x}, foo_polynomial_degree({n}))"
 
-    return staticmethod(fn)
-
-
-for _name, _function in _SPECIAL.items():
-    setattr(OpenCLOverrides, _name, _special_fn(_function))
-OpenCLOverrides.polygamma = staticmethod(_polygamma)
-for _name in _SPECIAL_POLYNOMIALS:
-    setattr(OpenCLOverrides, _name, _special_polynomial(_name))
-
-
-class OpenCLLaneOverrides(OpenCLOverrides):
-    """Inductor's ops on pointwise kernels' values of FOO_W lanes (vectors on CPU devices, scalars
-    elsewhere: kernels_cl/inductor.clh). OpenCL C has no implicit conversions between vector types,
-    so operands convert to their common type first; ops with no vector form (foo's special
-    functions, integer powers) run lane by lane."""
-
-    @staticmethod
-    def constant(value: bool | float, dtype: torch.dtype) -> str:
-        literal = str(int(value)) if dtype == torch.bool else _literal(value, dtype)
-        return f"FOO_SPLAT({lane_type(dtype)}, {literal})"
-
-    @staticmethod
-    def to_dtype(
-        x: CSEVariable, dtype: torch.dtype, src_dtype: torch.dtype | None = None, use_compute_types: bool = True
-    ) -> str:
-        if dtype == torch.bool:
-            return f"FOO_BOOL({x} != {_zero(x)})"
-        if dtype == torch.float16:
-            return f"FOO_ROUND_TO_HALF(FOO_CVT(float, {x}))"
-        if dtype == torch.bfloat16:
-            return f"FOO_ROUND_TO_BFLOAT16(FOO_CVT(float, {x}))"
-        if dtype == torch.uint8 and src_dtype is not None and src_dtype.is_floating_point:
-            return f"FOO_CVT(uchar, FOO_CVT(long, {x}))"  # c10 converts through int64
-        return f"FOO_CVT({lane_type(dtype)}, {x})"
-
-    @staticmethod
-    def to_dtype_bitcast(x: CSEVariable, dtype: torch.dtype, src_dtype: torch.dtype) -> str:
-        if compute_dtype(dtype) != dtype or compute_dtype(src_dtype) != src_dtype:
-            raise NotImplementedError("foo-cl: compiled kernels do not bitcast float16 or bfloat16")
-        return f"FOO_AS({lane_type(dtype)}, FOO_CVT({lane_type(src_dtype)}, {x}))"
-
-    @staticmethod
-    def index_expr(expr: sympy.Expr, dtype: torch.dtype) -> str:
-        kernel = V.kernel
-        var = kernel.cse.generate(
-            kernel.compute, kernel.lanes_index(expr), bounds=get_bounds_index_expr(expr), dtype=torch.int64
-        )
-        return ops.to_dtype(var, dtype)
-
-    @staticmethod
-    def masked(mask: CSEVariable, body: Any, other: Any) -> CSEVariable:
-        """body() in the lanes where mask holds, else other: the body runs in every lane, its loads
-        only where the mask (and every enclosing one) holds."""
-        kernel = V.kernel
-        kernel.masks.append(mask)
-        try:
-            with kernel.swap_buffers(kernel.compute):
-                result = body()
-        finally:
-            kernel.masks.pop()
-        dtype = _dtype_of(result) or torch.float32
-        t = lane_type(dtype)
-        if isinstance(other, (bool, int, float)):
-            other = OpenCLLaneOverrides.constant(other, dtype)
-        return kernel.cse.generate(kernel.compute, f"FOO_WHERE({t}, {mask}, {result}, {other})", dtype=dtype)
-
-    @staticmethod
-    def where(a: CSEVariable, b: CSEVariable, c: CSEVariable) -> str:
-        dtype, (b, c) = _common(b, c)
-        return f"FOO_WHERE({lane_type(dtype)}, {a}, {b}, {c})"
-
-    @staticmethod
-    def floordiv(a: CSEVariable, b: CSEVariable) -> str:
-        dtype, (a, b) = _common(a, b)
-        if dtype.is_floating_point:
-            return f"floor({a} / {b})"
-        return f"FOO_VFLOORDIV_INT({lane_type(dtype)}, {a}, {b})"
-
-    @staticmethod
-    def truncdiv(a: CSEVariable, b: CSEVariable) -> str:
-        dtype, (a, b) = _common(a, b)
-        return f"trunc({a} / {b})" if dtype.is_floating_point else f"({a} / FOO_DIVISOR({lane_type(dtype)}, {b}))"
-
-    @staticmethod
-    def mod(a: CSEVariable, b: CSEVariable) -> str:
-        dtype, (a, b) = _common(a, b)
-        return f"fmod({a}, {b})" if dtype.is_floating_point else f"({a} % FOO_DIVISOR({lane_type(dtype)}, {b}))"
-
-    @staticmethod
-    def remainder(a: CSEVariable, b: CSEVariable) -> str:
-        dtype, (a, b) = _common(a, b)
-        kind = "FLOAT" if dtype.is_floating_point else "INT"
-        return f"FOO_VMOD_{kind}({lane_type(dtype)}, {a}, {b})"
-
-    @staticmethod
-    def pow(a: CSEVariable, b: CSEVariable) -> str:
-        dtype, (a, b) = _common(a, b)
-        if dtype.is_floating_point:
-            return f"pow({a}, {b})"
-        return _per_lane_of(OpenCLOverrides.pow, dtype, a, b)
-
-    @staticmethod
-    def abs(x: CSEVariable) -> str:
-        if _is_floating(x):
-            return f"fabs({x})"
-        return f"FOO_WHERE({lane_type(_dtype_of(x))}, FOO_BOOL({x} < {_zero(x)}), -{x}, {x})"
-
-    @staticmethod
-    def sign(x: CSEVariable) -> str:
-        t = lane_type(_dtype_of(x) or torch.float32)
-        return f"FOO_NAN_OR({x}, FOO_CVT({t}, FOO_BOOL({x} > ({t})0)) - FOO_CVT({t}, FOO_BOOL({x} < ({t})0)))"
-
-    @staticmethod
-    def signbit(x: CSEVariable) -> str:
-        return f"FOO_BOOL(signbit({x}) != 0)" if _is_floating(x) else f"FOO_BOOL({x} < {_zero(x)})"
-
-    @staticmethod
-    def isnan(x: CSEVariable) -> str:
-        return f"FOO_BOOL(isnan({x}) != 0)" if _is_floating(x) else "FOO_SPLAT(int, 0)"
-
-    @staticmethod
-    def isinf(x: CSEVariable) -> str:
-        return f"FOO_BOOL(isinf({x}) != 0)" if _is_floating(x) else "FOO_SPLAT(int, 0)"
-
-    @staticmethod
-    def logical_and(a: CSEVariable, b: CSEVariable) -> str:
-        return f"(FOO_BOOL({a} != {_zero(a)}) & FOO_BOOL({b} != {_zero(b)}))"
-
-    @staticmethod
-    def logical_or(a: CSEVariable, b: CSEVariable) -> str:
-        return f"(FOO_BOOL({a} != {_zero(a)}) | FOO_BOOL({b} != {_zero(b)}))"
-
-    @staticmethod
-    def logical_xor(a: CSEVariable, b: CSEVariable) -> str:
-        return f"(FOO_BOOL({a} != {_zero(a)}) ^ FOO_BOOL({b} != {_zero(b)}))"
-
-    @staticmethod
-    def logical_not(a: CSEVariable) -> str:
-        return f"FOO_BOOL({a} == {_zero(a)})"
-
-    @staticmethod
-    def erf(x: CSEVariable) -> str:
-        return f"erf({x})" if _dtype_of(x) == torch.float64 else f"FOO_ERF({x})"
-
-    @staticmethod
-    def ldexp(x: CSEVariable, n: CSEVariable) -> str:
-        return f"ldexp({x}, FOO_CVT(int, {n}))"
-
-    @staticmethod
-    def fma(x: CSEVariable, y: CSEVariable, z: CSEVariable) -> str:
-        _, (x, y, z) = _common(x, y, z)
-        return f"fma({x}, {y}, {z})"
+    return fn
 
 
 def _zero(x: Any) -> str:
@@ -703,9 +548,9 @@ for _name, _template in {
     "copysign": "copysign({a}, {b})",
     "nextafter": "nextafter({a}, {b})",
 }.items():
-    setattr(OpenCLLaneOverrides, _name, _lanes_binary(_template))
+    setattr(OpenCLOverrides, _name, _lanes_binary(_template))
 for _name, _operator in {"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}.items():
-    setattr(OpenCLLaneOverrides, _name, _lanes_binary(f"{{a}} {_operator} {{b}}", result="bool"))
+    setattr(OpenCLOverrides, _name, _lanes_binary(f"{{a}} {_operator} {{b}}", result="bool"))
 
 
 class _Lane:
@@ -727,8 +572,8 @@ def _per_lane_of(scalar: Any, dtype: torch.dtype, *args: Any) -> str:
     return f"FOO_PER_LANE({lane_type(dtype)}, {', '.join(lanes)})"
 
 
-def _per_lane(name: str):
-    scalar = getattr(OpenCLOverrides, name)
+def _per_lane(name: str, scalar: Any):
+    """Op `name` of no vector form, from `scalar`, its expression on one lane's values."""
 
     def fn(*args: Any) -> str:
         dtype = getattr(DtypePropagationOpsHandler(), name)(*args)
@@ -747,11 +592,14 @@ def _lanes_random(function: str):
     return staticmethod(fn)
 
 
-OpenCLLaneOverrides.rand = _lanes_random("FOO_RAND")
-OpenCLLaneOverrides.randn = _lanes_random("FOO_RANDN")
-OpenCLLaneOverrides.randint64 = _lanes_random("FOO_RANDINT64")
-for _name in [*_SPECIAL, *_SPECIAL_POLYNOMIALS, "polygamma"]:
-    setattr(OpenCLLaneOverrides, _name, _per_lane(_name))
+OpenCLOverrides.rand = _lanes_random("FOO_RAND")
+OpenCLOverrides.randn = _lanes_random("FOO_RANDN")
+OpenCLOverrides.randint64 = _lanes_random("FOO_RANDINT64")
+for _name, _function in _SPECIAL.items():
+    setattr(OpenCLOverrides, _name, _per_lane(_name, _special_fn(_function)))
+for _name in _SPECIAL_POLYNOMIALS:
+    setattr(OpenCLOverrides, _name, _per_lane(_name, _special_polynomial(_name)))
+OpenCLOverrides.polygamma = _per_lane("polygamma", _polygamma)
 
 
 def _dtype_of(x: Any) -> torch.dtype | None:
@@ -764,12 +612,9 @@ def _is_floating(*values: Any) -> bool:
     return any(d.is_floating_point for d in known) if known else True
 
 
-def _is_integer(*values: Any) -> bool:
-    return not _is_floating(*values)
-
-
-class TypedCSE(CSE):
-    """CSE whose assignments declare their variable with its C type: OpenCL C has no ``auto``."""
+class LaneCSE(CSE):
+    """CSE whose assignments declare their variable with its type (OpenCL C has no ``auto``): a
+    value of FOO_W lanes of the variable's dtype."""
 
     _latest: CSEVariable | None = None
 
@@ -782,25 +627,11 @@ class TypedCSE(CSE):
     def prefix(self) -> str:
         var = self._latest
         dtype = var.dtype if var is not None and var.dtype is not None else torch.float32
-        return f"{value_type(dtype)} "
-
-    @prefix.setter
-    def prefix(self, value: str) -> None:
-        """NOTE: CSE's constructor (and clone) set a fixed prefix; the type comes from the variable."""
-
-
-class LaneCSE(TypedCSE):
-    """TypedCSE for pointwise kernels, whose values are FOO_W lanes."""
-
-    @property  # type: ignore[override]
-    def prefix(self) -> str:
-        var = self._latest
-        dtype = var.dtype if var is not None and var.dtype is not None else torch.float32
         return f"FOO_V({lane_type(dtype)}) "
 
     @prefix.setter
     def prefix(self, value: str) -> None:
-        pass
+        """NOTE: CSE's constructor (and clone) set a fixed prefix; the type comes from the variable."""
 
 
 class OpenCLKernel(SIMDKernel):
@@ -813,19 +644,16 @@ class OpenCLKernel(SIMDKernel):
 
     def __init__(self, tiling: dict[str, sympy.Expr], **kwargs: Any) -> None:
         super().__init__(tiling, **kwargs)
-        # Pointwise kernels compute FOO_W lanes at a time (the module's docstring).
-        self.vectorized = not self.inside_reduction
-        if self.vectorized:
-            self.overrides = OpenCLLaneOverrides  # type: ignore[misc]
-        self.cse = (LaneCSE if self.vectorized else TypedCSE)(self.newvar_prefix, self.suffix)
-        self.masks: list[CSEVariable] = []  # the masks of the masked bodies being generated (vectorized)
+        self.cse = LaneCSE(self.newvar_prefix, self.suffix)
+        # The range whose consecutive iterations a value's lanes hold (see _lane_position).
+        self._lanes_tree = self.range_trees[-1] if self.inside_reduction else self.range_trees[0]
+        self.masks: list[CSEVariable] = []  # the masks of the masked bodies being generated
         self.x_indexing = IndentedBuffer()  # the pointwise range's index variables, once per output
         self.post_loop_combine = IndentedBuffer()  # reductions' lanes combined, after their loop
         self.post_loop_store = IndentedBuffer()  # stores of reduction results, after their loop
         self.outside_loop_vars: OrderedSet[CSEVariable] = OrderedSet()
         self.accumulators = itertools.count()
         self.special_dtype: torch.dtype | None = None  # the `ct` of foo's special-function headers
-        self.masked_depth = 0  # > 0 while generating a masked body, whose loads stay under its mask
 
     def dtype_to_str(self, dtype: torch.dtype) -> str:
         return value_type(dtype)
@@ -844,63 +672,75 @@ class OpenCLKernel(SIMDKernel):
         return False  # reductions loop over their rows
 
     def _loads_outside_loop(self, index: sympy.Expr) -> bool:
+        """Whether a load in a reduction's loop reads the same element in every turn: not under a
+        mask, not at an indirect index (whose bounds are checked in the loop), not along the row."""
         return (
             self.inside_reduction
-            and not self.masked_depth
-            and not any(symbol_is_reduction(s) for s in index.free_symbols)
+            and not self.masks
+            and not any(symbol_is_reduction(s) or symbol_is_type(s, SymT.TMP) for s in index.free_symbols)
         )
 
     def load(self, name: str, index: sympy.Expr) -> CSEVariable:
         var = self.args.input(name)
         index = self.prepare_indexing(index)
         dtype = V.graph.get_dtype(name)
-        if self.vectorized:
-            return self.cse.generate(self.loads, self._lanes_load(var, dtype, index), dtype=compute_dtype(dtype))
-        line = _element(var, dtype, self.index_to_str(index))
         if self._loads_outside_loop(index):
             # Values a reduction's row does not change are read once, before its loop.
+            line = self._lanes_load(var, dtype, index, in_loop=False)
             result = self.cse.generate(self.body, line, dtype=compute_dtype(dtype))
             self.outside_loop_vars.add(result)
             return result
-        return self.cse.generate(self.loads, line, dtype=compute_dtype(dtype))
-
-    def _store_line(self, name: str, index: sympy.Expr, value: CSEVariable) -> str:
-        var = self.args.output(name)
-        dtype = V.graph.get_dtype(name)
-        if self.vectorized:
-            return self._lanes_store(var, dtype, self.prepare_indexing(index), value)
-        return _element_store(var, dtype, self.index_to_str(self.prepare_indexing(index)), str(value))
+        return self.cse.generate(self.loads, self._lanes_load(var, dtype, index), dtype=compute_dtype(dtype))
 
     def store(self, name: str, index: sympy.Expr, value: CSEVariable, mode: Any = None) -> None:
+        var = self.args.output(name)
+        dtype = V.graph.get_dtype(name)
+        index = self.prepare_indexing(index)
         if mode == "atomic_add":
             # kernels_cl/atomics.clh: compare-and-swap loops where OpenCL has no atomic add.
-            var = self.args.output(name)
-            add = f"ATOMIC_ADD_{_atomic_name(V.graph.get_dtype(name))}"
-            index = self.prepare_indexing(index)
-            if self.vectorized:
-                line = self._each_lane(f"{add}(&{var}[{self._lane_position(index, _LANE)}], {_lane(value, _LANE)});")
-            else:
-                line = f"{add}(&{var}[{self.index_to_str(index)}], {value});"
+            lane = 0 if self._uniform(self._in_loop()) else _LANE
+            add = f"ATOMIC_ADD_{_atomic_name(dtype)}(&{var}[{self._lane_position(index, lane)}], {_lane(value, lane)});"
+            guards = self._lane_guards(lane, self._in_loop())
+            add = f"if ({' & '.join(guards)}) {add}" if guards else add
+            line = add if lane == 0 else self._each_lane(add)
         elif mode is None:
-            line = self._store_line(name, index, value)
+            line = self._lanes_store(var, dtype, index, value)
         else:
             raise NotImplementedError(f"foo-cl: compiled kernels do not support store mode {mode}")
         self.stores.writeline(DeferredLine(name, line))
 
-    # Pointwise kernels' lanes (vectorized): an index is taken as a function of the flattened range
-    # variable, which is foo_x in a lane-0 position and foo_x + lane in another.
+    def store_reduction(self, name: str, index: sympy.Expr, value: CSEVariable) -> None:
+        # A reduction's result has equal lanes.
+        var, dtype = self.args.output(name), V.graph.get_dtype(name)
+        line = _element_store(var, dtype, self.index_to_str(self.prepare_indexing(index)), _lane(value, 0))
+        self.post_loop_store.writeline(DeferredLine(name, line))
+
+    # Lanes: a value holds FOO_W lanes, consecutive iterations of the kernel's innermost range (the
+    # pointwise range in pointwise kernels, the reduction range in reductions). A position along it
+    # is written from the range's root variable, which is _lane_base() in a block's lane 0.
+
+    def _lane_base(self) -> sympy.Symbol:
+        return _FOO_R if self._lanes_tree.is_reduction else _FOO_X
+
+    def _in_loop(self) -> bool:
+        """Whether code goes into a reduction's loop, whose last block's lanes past the row's end
+        (foo_valid) must not be read or written."""
+        return self.inside_reduction and self._lanes_tree.is_reduction
 
     def _in_range_variable(self, index: sympy.Expr) -> sympy.Expr:
-        """index (in the range tree's entries) in the tree's root variable."""
-        entries = {s: self.range_tree_nodes[s].expr for s in index.free_symbols if s in self.range_tree_nodes}
+        """index with the lanes' range tree's entries in its root variable."""
+        entries = {
+            s: self.range_tree_nodes[s].expr
+            for s in index.free_symbols
+            if s in self.range_tree_nodes and self.range_tree_nodes[s].root is self._lanes_tree
+        }
         return sympy_subs(index, entries) if entries else index
 
     def _lane_position(self, index: sympy.Expr, lane: sympy.Expr | int) -> str:
         """index at lane `lane` of the current block, as C; indirect indices take that lane of their
         variable."""
-        root = self.range_trees[0].symbol()
         expr = self._in_range_variable(index)
-        replacements: dict[sympy.Symbol, sympy.Expr] = {root: _FOO_X + lane}
+        replacements: dict[sympy.Symbol, sympy.Expr] = {self._lanes_tree.symbol(): self._lane_base() + lane}
         for symbol in expr.free_symbols:
             if symbol_is_type(symbol, SymT.TMP):
                 var = self.cse.varname_map[str(symbol)]
@@ -912,9 +752,9 @@ class OpenCLKernel(SIMDKernel):
         consecutive elements), or None where that is not a constant. Blocks start at multiples of
         VECTOR_WIDTH, so floor divisions by multiples of it are constant in a block, and remainders
         modulo them grow with the range variable."""
-        if self.masks or any(symbol_is_type(s, SymT.TMP) for s in index.free_symbols):
-            return None  # lanes a mask turns off may not be read; indirect indices vary by lane
-        root = self.range_trees[0].symbol()
+        if any(symbol_is_type(s, SymT.TMP) for s in index.free_symbols):
+            return None  # indirect indices vary by lane
+        root = self._lanes_tree.symbol()
         stride = sympy.S.Zero
         for term in sympy.Add.make_args(self._in_range_variable(index)):
             factors = [f for f in sympy.Mul.make_args(term) if root in f.free_symbols]
@@ -936,41 +776,65 @@ class OpenCLKernel(SIMDKernel):
                 return None
         return stride
 
-    def _lanes_load(self, var: str, dtype: torch.dtype, index: sympy.Expr) -> str:
+    def _uniform(self, in_loop: bool) -> bool:
+        """Whether values are the same in every lane: in a reduction, outside its loop (a row's
+        values); a read or write there takes lane 0's element once."""
+        return self._lanes_tree.is_reduction and not in_loop
+
+    def _lane_guards(self, lane: sympy.Expr | int, in_loop: bool) -> list[str]:
+        """What must hold for lane `lane` to touch memory: the masks of masked bodies, and in a
+        reduction's loop that the lane is in the row."""
+        guards = [_lane(mask, lane) for mask in self.masks]
+        return [*guards, _lane_of("int", "foo_valid", lane)] if in_loop else guards
+
+    def _lanes_load(self, var: str, dtype: torch.dtype, index: sympy.Expr, in_loop: bool | None = None) -> str:
         """A value of FOO_W lanes read from buffer var at index: consecutive elements in one vector
-        load, one element broadcast, otherwise lane by lane (under the masks of masked bodies)."""
+        load, one element broadcast, otherwise lane by lane; under masks and in a reduction's last
+        block, only the lanes that may read do."""
+        in_loop = self._in_loop() if in_loop is None else in_loop
         stride = self._lane_stride(index)
-        if stride == 1:
-            base = self._lane_position(index, 0)
-            if dtype == torch.float16:
-                return f"FOO_LANES_LOAD_HALF({var}, {base})"
-            if dtype == torch.bfloat16:
-                return f"FOO_BF16_TO_FLOAT(FOO_LANES_LOAD({var}, {base}))"
-            if dtype == torch.bool:
-                return f"FOO_BOOL(FOO_LANES_LOAD({var}, {base}) != (uchar)0)"
-            return f"FOO_LANES_LOAD({var}, {base})"
-        if stride == 0:
-            return f"FOO_SPLAT({lane_type(dtype)}, {_element(var, dtype, self._lane_position(index, 0))})"
+        if stride == 0 or self._uniform(in_loop):
+            element = _element(var, dtype, self._lane_position(index, 0))
+            guards = self._lane_guards(0, in_loop)
+            element = f"({' & '.join(guards)} ? {element} : 0)" if guards else element
+            return f"FOO_SPLAT({lane_type(dtype)}, {element})"
         lanes = []
         for lane in range(VECTOR_WIDTH):
             element = _element(var, dtype, self._lane_position(index, lane))
-            if self.masks:
-                guard = " & ".join(_lane(mask, lane) for mask in self.masks)
-                element = f"({guard} ? {element} : 0)"
-            lanes.append(element)
-        return f"FOO_PER_LANE({lane_type(dtype)}, {', '.join(lanes)})"
+            guards = self._lane_guards(lane, in_loop)
+            lanes.append(f"({' & '.join(guards)} ? {element} : 0)" if guards else element)
+        by_lane = f"FOO_PER_LANE({lane_type(dtype)}, {', '.join(lanes)})"
+        if stride != 1 or self.masks:
+            return by_lane
+        base = self._lane_position(index, 0)
+        if dtype == torch.float16:
+            whole = f"FOO_LANES_LOAD_HALF({var}, {base})"
+        elif dtype == torch.bfloat16:
+            whole = f"FOO_BF16_TO_FLOAT(FOO_LANES_LOAD({var}, {base}))"
+        elif dtype == torch.bool:
+            whole = f"FOO_BOOL(FOO_LANES_LOAD({var}, {base}) != (uchar)0)"
+        else:
+            whole = f"FOO_LANES_LOAD({var}, {base})"
+        return f"(foo_tail ? {by_lane} : {whole})" if in_loop else whole
 
     def _lanes_store(self, var: str, dtype: torch.dtype, index: sympy.Expr, value: CSEVariable) -> str:
-        """A statement writing the lanes of value to buffer var at index."""
-        if self._lane_stride(index) == 1:
-            base = self._lane_position(index, 0)
-            if dtype == torch.float16:
-                return f"FOO_LANES_STORE_HALF({var}, {base}, FOO_CVT(float, {value}));"
-            if dtype == torch.bfloat16:
-                return f"FOO_LANES_STORE({var}, {base}, FOO_FLOAT_TO_BF16(FOO_CVT(float, {value})));"
-            return f"FOO_LANES_STORE({var}, {base}, FOO_CVT({_types(dtype)[1]}, {value}));"
-        position = self._lane_position(index, _LANE)
-        return self._each_lane(_element_store(var, dtype, position, _lane(value, _LANE)))
+        """A statement writing the lanes of value to buffer var at index (one element: lane 0's)."""
+        stride = self._lane_stride(index)
+        if stride == 0 or self._uniform(self._in_loop()):
+            return _element_store(var, dtype, self._lane_position(index, 0), _lane(value, 0))
+        guards = self._lane_guards(_LANE, self._in_loop())
+        by_lane = _element_store(var, dtype, self._lane_position(index, _LANE), _lane(value, _LANE))
+        by_lane = self._each_lane(f"if ({' & '.join(guards)}) {by_lane}" if guards else by_lane)
+        if stride != 1:
+            return by_lane
+        base = self._lane_position(index, 0)
+        if dtype == torch.float16:
+            whole = f"FOO_LANES_STORE_HALF({var}, {base}, FOO_CVT(float, {value}));"
+        elif dtype == torch.bfloat16:
+            whole = f"FOO_LANES_STORE({var}, {base}, FOO_FLOAT_TO_BF16(FOO_CVT(float, {value})));"
+        else:
+            whole = f"FOO_LANES_STORE({var}, {base}, FOO_CVT({_types(dtype)[1]}, {value}));"
+        return f"if (foo_tail) {{ {by_lane} }} else {{ {whole} }}" if self._in_loop() else whole
 
     @staticmethod
     def _each_lane(statement: str) -> str:
@@ -985,9 +849,6 @@ class OpenCLKernel(SIMDKernel):
             return f"FOO_PER_LANE(long, {lanes})"
         base = f"FOO_SPLAT(long, {self._lane_position(index, 0)})"
         return base if stride == 0 else f"({base} + FOO_IOTA * ({self.index_to_str(stride)}))"
-
-    def store_reduction(self, name: str, index: sympy.Expr, value: CSEVariable) -> None:
-        self.post_loop_store.writeline(DeferredLine(name, self._store_line(name, index, value)))
 
     def check_bounds(self, expr: sympy.Expr, size: sympy.Expr, lower: bool, upper: bool) -> None:
         """Clamps an indirect index into [0, size): a kernel never reads or writes outside its
@@ -1006,31 +867,30 @@ class OpenCLKernel(SIMDKernel):
         )
         self.compute.writeline(f"{expr} = {bounded};")
 
-    def _lanes(self, dtype: torch.dtype, init: str) -> str:
-        """An accumulator with one value per lane (FOO_LANES), set before the reduction's loop."""
+    def _accumulator(self, dtype: torch.dtype, init: str) -> str:
+        """A reduction's accumulator of FOO_W lanes, set before its loop: lane k takes the row's
+        elements k, k + FOO_W, ..."""
         name = f"acc{next(self.accumulators)}"
-        self.body.writeline(f"{value_type(dtype)} {name}_lanes[FOO_LANES];")
-        self.body.writeline(
-            f"for (int foo_lane = 0; foo_lane < FOO_LANES; ++foo_lane) {name}_lanes[foo_lane] = {init};"
-        )
-        return f"{name}_lanes"
+        self.body.writeline(f"FOO_V({lane_type(dtype)}) {name} = FOO_SPLAT({lane_type(dtype)}, {init});")
+        return name
 
-    def _result(self, lanes: str, dtype: torch.dtype) -> CSEVariable:
-        """The variable a reduction's lanes combine into after its loop (declared, lane 0's value)."""
-        var = self.cse.namedvar(lanes.removesuffix("_lanes"), dtype=dtype)
-        self.post_loop_combine.writeline(f"{value_type(dtype)} {var} = {lanes}[0];")
+    def _result(self, accumulator: str, dtype: torch.dtype) -> str:
+        """The scalar an accumulator's lanes combine into after the loop (declared, lane 0's value)."""
+        t = lane_type(dtype)
+        self.post_loop_combine.writeline(f"{t} {accumulator}_all = {_lane_of(t, accumulator, 0)};")
+        return f"{accumulator}_all"
+
+    def _value(self, scalar: str, dtype: torch.dtype) -> CSEVariable:
+        """A reduction's result (a scalar after the loop) as a value of FOO_W equal lanes."""
+        var = self.cse.newvar(dtype=dtype)
+        self.post_loop_combine.writeline(f"FOO_V({lane_type(dtype)}) {var} = FOO_SPLAT({lane_type(dtype)}, {scalar});")
         self.outside_loop_vars.add(var)
         return var
 
-    def _fold(self, lanes: str, dtype: torch.dtype, combine: str) -> CSEVariable:
-        """One accumulator, updated in the loop by `combine` (a format of {acc} and {value}), whose
-        lanes fold the same way after it."""
-        var = self._result(lanes, dtype)
-        self.post_loop_combine.writeline(
-            f"for (int foo_lane = 1; foo_lane < FOO_LANES; ++foo_lane) "
-            f"{var} = {combine.format(acc=var, value=f'{lanes}[foo_lane]')};"
-        )
-        return var
+    def _update(self, accumulator: str, dtype: torch.dtype, value: str) -> None:
+        """accumulator = value in the lanes that hold elements of the row (all but a last block's
+        lanes past its end)."""
+        self.compute.writeline(f"{accumulator} = FOO_WHERE({lane_type(dtype)}, foo_valid, {value}, {accumulator});")
 
     def reduction(self, dtype: torch.dtype, src_dtype: torch.dtype, reduction_type: str, value: Any) -> Any:
         assert self.inside_reduction
@@ -1042,8 +902,8 @@ class OpenCLKernel(SIMDKernel):
         return result
 
     def _reduction(self, dtype: torch.dtype, src_dtype: torch.dtype, reduction_type: str, value: Any) -> Any:
-        """Each lane accumulates every FOO_LANES-th element of the row (independent chains the CPU
-        overlaps and the compiler may vectorise); the lanes combine after the loop."""
+        """Each lane accumulates its own elements of the row (vector operations on CPU devices);
+        the lanes combine after the loop."""
         acc_dtype = compute_dtype(src_dtype)
         if reduction_type in _FOLDS:
             combine, init = _FOLDS[reduction_type]
@@ -1052,10 +912,19 @@ class OpenCLKernel(SIMDKernel):
                 acc_dtype = compute_dtype(dtype)
             if init is None:  # max, min: the lowest (highest) value of the dtype
                 init = _extreme(acc_dtype, highest=reduction_type == "min")
-            lanes = self._lanes(acc_dtype, init)
-            mine = f"{lanes}[foo_lane]"
-            self.compute.writeline(f"{mine} = {combine.format(acc=mine, value=value)};")
-            return self._fold(lanes, acc_dtype, combine)
+            t = lane_type(acc_dtype)
+            if reduction_type == "any":
+                value = f"FOO_BOOL({value} != {_zero(value)})"
+            elif lane_type(_dtype_of(value) or acc_dtype) != t:
+                value = f"FOO_CVT({t}, {value})"
+            acc = self._accumulator(acc_dtype, init)
+            self._update(acc, acc_dtype, combine.format(acc=acc, value=value))
+            result = self._result(acc, acc_dtype)
+            self.post_loop_combine.writeline(
+                f"for (int foo_l = 1; foo_l < FOO_W; ++foo_l) "
+                f"{result} = {combine.format(acc=result, value=_lane_of(t, acc, 'foo_l'))};"
+            )
+            return self._value(result, acc_dtype)
         if reduction_type in ("argmax", "argmin"):
             return self._arg_reduction(acc_dtype, ">" if reduction_type == "argmax" else "<", value)
         if reduction_type in ("welford_reduce", "welford_combine"):
@@ -1064,107 +933,89 @@ class OpenCLKernel(SIMDKernel):
 
     def _arg_reduction(self, acc_dtype: torch.dtype, better: str, value: CSEVariable) -> CSEVariable:
         """The first index of the largest (smallest) value; NaN counts as beyond every number."""
-        best = self._lanes(acc_dtype, "0")
-        index = self._lanes(torch.int64, "-1")
-        b, i = f"{best}[foo_lane]", f"{index}[foo_lane]"
+        t = lane_type(acc_dtype)
+        best, index = self._accumulator(acc_dtype, "0"), self._accumulator(torch.int64, "-1")
         # In a lane indices only grow: ties keep the earlier one.
+        take = self.cse.newvar(dtype=torch.bool)
         self.compute.writeline(
-            f"if ({i} < 0 || ({b} == {b} && ({value} {better} {b} || {value} != {value}))) "
-            f"{{ {b} = {value}; {i} = {self.range_trees[-1].name}; }}"
+            f"const FOO_V(int) {take} = foo_valid & (FOO_BOOL({index} < 0L) | (FOO_BOOL({best} == {best}) & "
+            f"(FOO_BOOL({value} {better} {best}) | FOO_BOOL({value} != {value}))));"
         )
+        self.compute.writeline(f"{best} = FOO_WHERE({t}, {take}, {value}, {best});")
+        self.compute.writeline(f"{index} = FOO_WHERE(long, {take}, FOO_SPLAT(long, foo_r) + FOO_IOTA, {index});")
         best_all, index_all = self._result(best, acc_dtype), self._result(index, torch.int64)
-        v, j = f"{best}[foo_lane]", f"{index}[foo_lane]"
-        take = (
+        v, j = _lane_of(t, best, "foo_l"), _lane_of("long", index, "foo_l")
+        take_lane = (
             f"{j} >= 0 && ({index_all} < 0 || ({best_all} != {best_all} ? ({v} != {v} && {j} < {index_all}) : "
             f"({v} != {v} || {v} {better} {best_all} || ({v} == {best_all} && {j} < {index_all}))))"
         )
         self.post_loop_combine.writeline(
-            f"for (int foo_lane = 1; foo_lane < FOO_LANES; ++foo_lane) "
-            f"if ({take}) {{ {best_all} = {v}; {index_all} = {j}; }}"
+            f"for (int foo_l = 1; foo_l < FOO_W; ++foo_l) if ({take_lane}) {{ {best_all} = {v}; {index_all} = {j}; }}"
         )
-        return index_all
+        return self._value(index_all, torch.int64)
 
     def _welford(self, acc_dtype: torch.dtype, reduction_type: str, value: Any) -> tuple[CSEVariable, ...]:
         """Mean, sum of squared deviations and count (Welford's updates per lane, Chan's combination
         of lanes)."""
         dtype = torch.float64 if acc_dtype == torch.float64 else torch.float32
         t = value_type(dtype)
-        mean, m2, weight = (self._lanes(dtype, "0") for _ in range(3))
-        m, q, w = (f"{x}[foo_lane]" for x in (mean, m2, weight))
+        mean, m2, weight = (self._accumulator(dtype, "0") for _ in range(3))
         if reduction_type == "welford_reduce":
+            x = value if lane_type(_dtype_of(value) or dtype) == t else f"FOO_CVT({t}, {value})"
             self.compute.splice(
                 f"""
                 {{
-                    {w} = {w} + 1;
-                    const {t} delta = {value} - {m};
-                    {m} = {m} + delta / {w};
-                    {q} = {q} + delta * ({value} - {m});
+                    const FOO_V({t}) weight = {weight} + ({t})1, delta = {x} - {mean};
+                    const FOO_V({t}) mean = {mean} + delta / weight;
+                    {m2} = FOO_WHERE({t}, foo_valid, {m2} + delta * ({x} - mean), {m2});
+                    {mean} = FOO_WHERE({t}, foo_valid, mean, {mean});
+                    {weight} = FOO_WHERE({t}, foo_valid, weight, {weight});
                 }}
                 """
             )
         else:
-            self.compute.writeline(f"FOO_WELFORD_COMBINE({t}, {m}, {q}, {w}, {value[0]}, {value[1]}, {value[2]});")
-        results = tuple(self._result(x, dtype) for x in (mean, m2, weight))
+            self.compute.writeline(
+                f"FOO_VWELFORD_COMBINE({t}, foo_valid, {mean}, {m2}, {weight}, {value[0]}, {value[1]}, {value[2]});"
+            )
+        results = [self._result(x, dtype) for x in (mean, m2, weight)]
+        lanes = ", ".join(_lane_of(t, x, "foo_l") for x in (mean, m2, weight))
         self.post_loop_combine.writeline(
-            f"for (int foo_lane = 1; foo_lane < FOO_LANES; ++foo_lane) "
-            f"FOO_WELFORD_COMBINE({t}, {results[0]}, {results[1]}, {results[2]}, {m}, {q}, {w});"
+            f"for (int foo_l = 1; foo_l < FOO_W; ++foo_l) FOO_WELFORD_COMBINE({t}, {', '.join(results)}, {lanes});"
         )
-        return results
+        return tuple(self._value(x, dtype) for x in results)
 
     def codegen_iteration_ranges_entry(self, entry: IterationRangesEntry) -> None:
-        if self.vectorized:
-            return  # positions are written from the root variable (_lane_position)
-        if entry.is_reduction:
-            self.indexing_code.writeline(f"const long {entry.name} = {self._lane_index(entry.expr)};")
-        else:
+        # Positions along the lanes' range are written from its root variable (_lane_position).
+        if entry.root is not self._lanes_tree:
             self.x_indexing.writeline(f"const long {entry.name} = {self.sexpr(self.rename_indexing(entry.expr))};")
-
-    def _lane_index(self, expr: sympy.Expr) -> str:
-        """A reduction index variable in a lane of a block (r0_index = foo_block + foo_lane, the block
-        a multiple of FOO_LANES): where the lanes of a block differ only in its fastest, contiguous
-        part, that part is the block's plus the lane, so a block's loads are consecutive elements
-        (which the compiler vectorises) and no lane divides."""
-        root = self.range_trees[-1].symbol()
-        args = expr.args
-        if expr == root:
-            return "(foo_block + foo_lane)"
-        if isinstance(expr, ModularIndexing) and args[0] == root:
-            if args[1] == 1 and _lane_aligned(args[2]):
-                return f"(foo_block % {args[2]} + foo_lane)"
-            if _lane_aligned(args[1]):
-                return f"(foo_block / {args[1]} % {args[2]})"
-        if isinstance(expr, FloorDiv) and args[0] == root and _lane_aligned(args[1]):
-            return f"(foo_block / {args[1]})"
-        return self.sexpr(self.rename_indexing(expr))
 
     def codegen_body(self) -> None:
         """Moves the pending loads, compute and stores into the body: inside a loop over the
-        reduction range when they belong to a reduction, straight otherwise."""
-        if not (self.indexing_code or self.loads or self.compute or self.stores or self.post_loop_store):
+        reduction range when they belong to a reduction (whole blocks of FOO_W elements, then the
+        last block with its lanes past the row's end left out), straight otherwise."""
+        if not (self.loads or self.compute or self.stores or self.post_loop_store):
             return
         tree = self.range_trees[-1]
         if self.inside_reduction and tree.is_reduction:
-            # Whole blocks of FOO_LANES elements, a lane each, then the rest in lane 0.
             body = IndentedBuffer()
-            for buffer in (self.indexing_code, self.loads, self.compute, self.stores):
+            for buffer in (self.loads, self.compute, self.stores):
                 body.splice(buffer)
-            numel, index = f"{tree.prefix}numel", tree.name
+            numel = f"{tree.prefix}numel"
             self.body.writeline("{")
             with self.body.indent():
-                self.body.writeline(f"const long foo_whole = {numel} - {numel} % FOO_LANES;")
-                self.body.writeline("for (long foo_block = 0; foo_block < foo_whole; foo_block += FOO_LANES) {")
+                self.body.writeline("long foo_r = 0;")
+                self.body.writeline(f"for (; foo_r + FOO_W <= {numel}; foo_r += FOO_W) {{")
                 with self.body.indent():
-                    self.body.writeline('_Pragma("unroll") for (int foo_lane = 0; foo_lane < FOO_LANES; ++foo_lane) {')
-                    with self.body.indent():
-                        self.body.writeline(f"const {self.index_dtype} {index} = foo_block + foo_lane;")
-                        self.body.splice(body)
-                    self.body.writeline("}")
+                    self.body.writeline("const bool foo_tail = false;")
+                    self.body.writeline("const FOO_V(int) foo_valid = FOO_SPLAT(int, 1);")
+                    self.body.splice(body)
                 self.body.writeline("}")
-                self.body.writeline(f"for (long foo_rest = foo_whole; foo_rest < {numel}; ++foo_rest) {{")
+                self.body.writeline(f"if (foo_r < {numel}) {{")
                 with self.body.indent():
-                    self.body.writeline("const long foo_block = foo_rest;")
-                    self.body.writeline("const int foo_lane = 0;")
-                    self.body.writeline(f"const {self.index_dtype} {index} = foo_rest;")
+                    self.body.writeline("const bool foo_tail = true;")
+                    self.body.writeline(
+                        f"const FOO_V(int) foo_valid = FOO_BOOL(FOO_SPLAT(long, foo_r) + FOO_IOTA < {numel});"
+                    )
                     self.body.splice(body)
                 self.body.writeline("}")
             self.body.writeline("}")
@@ -1172,20 +1023,12 @@ class OpenCLKernel(SIMDKernel):
             self.cse.invalidate(self.outside_loop_vars)
             tree.cache_clear()
         else:
-            self.body.splice(self.indexing_code)
             self.body.splice(self.loads)
             self.body.splice(self.compute)
             self.body.splice(self.stores)
         self.body.splice(self.post_loop_combine)
         self.body.splice(self.post_loop_store)
-        for buffer in (
-            self.indexing_code,
-            self.loads,
-            self.compute,
-            self.stores,
-            self.post_loop_combine,
-            self.post_loop_store,
-        ):
+        for buffer in (self.loads, self.compute, self.stores, self.post_loop_combine, self.post_loop_store):
             buffer.clear()
 
     def _parameters(self) -> tuple[list[str], list[str]]:
@@ -1207,16 +1050,21 @@ class OpenCLKernel(SIMDKernel):
 
     def codegen_kernel(self, name: str | None = None) -> str:
         self.codegen_body()
-        if self.vectorized:
-            return self._kernel_source(name, self._lanes_loops())
+        return self._kernel_source(name, self._reduction_loops() if self.inside_reduction else self._lanes_loops())
+
+    def _reduction_loops(self) -> IndentedBuffer:
+        """A reduction's loop over its rows (the grid loop), its values VECTOR_WIDTH lanes wide on
+        every device: a work-item takes a whole row."""
         x = self.range_trees[0]
-        loop = IndentedBuffer()
-        loop.writeline(f"FOO_GRID_LOOP({x.name}, {x.prefix}numel) {{")
-        with loop.indent():
-            loop.splice(self.x_indexing)
-            loop.splice(self.body)
-        loop.writeline("}")
-        return self._kernel_source(name, loop)
+        code = IndentedBuffer()
+        code.writeline(f"#define FOO_W {VECTOR_WIDTH}")
+        code.writeline(f"FOO_GRID_LOOP({x.name}, {x.prefix}numel) {{")
+        with code.indent():
+            code.splice(self.x_indexing)
+            code.splice(self.body)
+        code.writeline("}")
+        code.writeline("#undef FOO_W")
+        return code
 
     def _lanes_loops(self) -> IndentedBuffer:
         """A pointwise kernel's loops: on CPU devices a work-item's range (from a multiple of
@@ -1279,16 +1127,22 @@ class OpenCLKernel(SIMDKernel):
         wrapper.generate_kernel_call(name, args, device=V.graph.get_current_device_or_throw(), triton=False)
 
 
-LANES = 8  # kernels_cl/inductor.clh's FOO_LANES
-VECTOR_WIDTH = 8  # a pointwise kernel's FOO_W on CPU devices
+VECTOR_WIDTH = 8  # FOO_W of pointwise kernels on CPU devices and of reductions
 
-_FOO_X = sympy.Symbol("foo_x", integer=True, nonnegative=True)  # the range variable at lane 0
+# The range variable at a block's lane 0, in pointwise kernels and in reductions' loops.
+_FOO_X = sympy.Symbol("foo_x", integer=True, nonnegative=True)
+_FOO_R = sympy.Symbol("foo_r", integer=True, nonnegative=True)
 _LANE = sympy.Symbol("foo_l", integer=True, nonnegative=True)  # a lane, in loops over FOO_W lanes
 
 
 def _lane(var: Any, lane: sympy.Expr | int) -> str:
     """Lane `lane` of a value variable."""
-    return f"FOO_LANE({lane_type(_dtype_of(var) or torch.float32)}, {var}, {lane})"
+    return _lane_of(lane_type(_dtype_of(var) or torch.float32), var, lane)
+
+
+def _lane_of(t: str, name: Any, lane: sympy.Expr | int | str) -> str:
+    """Lane `lane` of variable `name`, whose lanes have C type t."""
+    return f"FOO_LANE({t}, {name}, {lane})"
 
 
 def _width_multiple(n: sympy.Expr) -> bool:
@@ -1354,10 +1208,6 @@ def _atomic_name(dtype: torch.dtype) -> str:
     if dtype not in _ATOMIC_NAMES:
         raise NotImplementedError(f"foo-cl: compiled kernels have no atomic add for {dtype}")
     return _ATOMIC_NAMES[dtype]
-
-
-def _lane_aligned(n: sympy.Expr) -> bool:
-    return isinstance(n, sympy.Integer) and int(n) % LANES == 0
 
 
 def symbol_is_reduction(symbol: sympy.Symbol) -> bool:

@@ -15,7 +15,7 @@ import torch
 from foo_cl import _C
 
 _INT64 = struct.Struct("<q")
-LANES = 8  # kernels_cl/inductor.clh's FOO_LANES: a reduction's loop takes this many elements a turn
+LANES = 8  # codegen.VECTOR_WIDTH: a reduction's loop takes this many elements a turn
 
 
 @functools.cache
@@ -57,7 +57,7 @@ class FooKernel:
         if device is None:
             device = _C._current_device()
         if self.rows and _loop_limit(device):
-            turns = int(args[self.grid_arg + 1]) // LANES + LANES
+            turns = int(args[self.grid_arg + 1]) // LANES + 1
             if turns > _loop_limit(device):
                 name = torch.foo.get_device_name(device)
                 raise RuntimeError(
