@@ -1,6 +1,7 @@
 """torch.compile on foo (Inductor generating OpenCL C): compiled functions against eager foo and the CPU.
 
-Pointwise chains and their dtype rules, reductions over every dim (lanes and their remainders, ties and NaN), softmax
+Pointwise chains and their dtype rules, lanes (whole blocks and their remainders), reductions over every dim (rows of
+every length against their blocks, ties and NaN), an embedding's gradient (atomic adds after a reduction), softmax
 and layer_norm patterns, broadcasting and strided inputs, in-place mutation and views, float16/bfloat16 computed in
 float32, special functions, random numbers, the two example models and GPT-2, BERT and Llama (tiny configs, from
 transformers) forward and training, autocast inside a compiled region, recompilation on new shapes (static, automatic
@@ -83,6 +84,23 @@ POINTWISE = {
 def test_pointwise_matches_eager_and_cpu(name):
     x, y = normal(24, 20, seed=1), normal(24, 20, seed=2)
     check(POINTWISE[name], x, y, rtol=2e-5, atol=1e-5)
+
+
+def lanes_mix(x: Tensor, y: Tensor, flags: Tensor, small: Tensor) -> tuple[Tensor, Tensor]:
+    """Reads whole blocks of lanes (x), one element for all lanes (y[0]), every third element (y[::3]), bool and
+    int8 lanes; writes float and float16 lanes."""
+    n = x.shape[0]
+    mixed = torch.where(flags, x * y[0], y[::3][:n] - small.float())
+    return mixed.sin() + (small % 3).float(), (mixed * 2).half()
+
+
+@pytest.mark.parametrize("n", [1, 7, 9, 100, 1003, 4099])
+def test_pointwise_lanes_and_their_remainders(n):
+    # CPU devices compute 8 lanes at a time and the rest one at a time: sizes around and between blocks.
+    x, y = normal(n, seed=30), normal(3 * n, seed=31)
+    flags = normal(n, seed=32) > 0
+    small = (normal(n, seed=33) * 50).to(torch.int8)
+    check(lanes_mix, x, y, flags, small, rtol=1e-3, atol=1e-3)
 
 
 INTEGER_OPS = {
@@ -200,6 +218,37 @@ def test_reductions_over_every_dim(name, dim):
     if dim == "all":
         dim = None if name in SINGLE_DIM else (0, 1, 2)
     check(lambda x: REDUCTIONS[name](x, dim), x, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("row", [1, 5, 8, 13, 16, 67])
+def test_reduction_rows_of_every_length_against_their_blocks(row):
+    # A row is walked in blocks of 8 lanes: whole blocks, then the last one with the lanes past the row's end left out
+    # (reads, accumulators, and the normalised row written back).
+    x = (normal(6, row, seed=34) * 4).round() / 4
+    fn = lambda x: (
+        x.sum(1),
+        x.amax(1),
+        x.argmin(1),
+        x.var(1, correction=0),
+        (x > 0.5).any(1),
+        x - x.mean(1, keepdim=True),
+        x.to(torch.int8).sum(1),
+    )
+    check(fn, x, rtol=1e-5, atol=1e-5)
+
+
+def test_embedding_gradient_adds_each_row_once():
+    # The gradient of a position embedding sums over the batch (a reduction), then adds into the table at the indices:
+    # a row's result is added once, not once per lane.
+    table, grad = normal(32, 64, seed=35), normal(8, 32, 64, seed=36)
+
+    def fn(table, grad):
+        table = table.clone().requires_grad_()
+        rows = F.embedding(torch.arange(32, device=table.device), table).expand(8, 32, 64)
+        (rows * grad).sum().backward()
+        return table.grad
+
+    check(fn, table, grad, rtol=1e-5, atol=1e-5)
 
 
 def test_arg_reductions_pick_the_first_nan_and_the_first_tie():
