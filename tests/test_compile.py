@@ -3,7 +3,7 @@
 Pointwise chains and their dtype rules, lanes (whole blocks and their remainders), reductions over every dim (rows of
 every length against their blocks, ties and NaN), an embedding's gradient (atomic adds after a reduction), softmax
 and layer_norm patterns, broadcasting and strided inputs, in-place mutation and views, float16/bfloat16 computed in
-float32, special functions, random numbers, the two example models and GPT-2, BERT and Llama (tiny configs, from
+float32 (bitcasts keeping their bits), special functions, random numbers, the two example models and GPT-2, BERT and Llama (tiny configs, from
 transformers) forward and training, autocast inside a compiled region, recompilation on new shapes (static, automatic
 and dynamic), and fresh processes. No test may fall back to the CPU.
 """
@@ -147,6 +147,15 @@ def test_half_precision_computes_in_float32(dtype):
     in_float32 = fn(x.float(), y.float()).to(dtype)
     tolerance = {"rtol": 1e-2, "atol": 1e-2} if dtype == torch.bfloat16 else {"rtol": 1e-3, "atol": 1e-3}
     torch.testing.assert_close(got, in_float32, **tolerance)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=dtype_id)
+def test_bitcasts_keep_the_bits(dtype):
+    # float16 and bfloat16 values compute in float32: their bits are those of the value in its own type.
+    bits_dtype = torch.int32 if dtype == torch.float32 else torch.int16
+    x = normal(1003, dtype=dtype, seed=37)
+    fn = lambda x: ((x * 2).view(bits_dtype) + 1, ((x * 2).view(bits_dtype) ^ 1).view(dtype) * 4)
+    check(fn, x, rtol=0, atol=0)
 
 
 def test_float64_keeps_double_precision():

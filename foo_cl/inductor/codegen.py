@@ -244,9 +244,19 @@ class OpenCLOverrides(OpOverrides):
 
     @staticmethod
     def to_dtype_bitcast(x: CSEVariable, dtype: torch.dtype, src_dtype: torch.dtype) -> str:
-        if compute_dtype(dtype) != dtype or compute_dtype(src_dtype) != src_dtype:
-            raise NotImplementedError("foo-cl: compiled kernels do not bitcast float16 or bfloat16")
-        return f"FOO_AS({lane_type(dtype)}, FOO_CVT({lane_type(src_dtype)}, {x}))"
+        """x's bits as dtype. float16 and bfloat16 values compute in float: their bits are those of
+        the value rounded to the type (which it holds already)."""
+        if src_dtype == torch.float16:
+            bits = f"FOO_HALF_BITS(FOO_CVT(float, {x}))"
+        elif src_dtype == torch.bfloat16:
+            bits = f"FOO_FLOAT_TO_BF16(FOO_CVT(float, {x}))"
+        else:
+            bits = f"FOO_CVT({lane_type(src_dtype)}, {x})"
+        if dtype == torch.float16:
+            return f"FOO_HALF_FROM_BITS(FOO_AS(ushort, {bits}))"
+        if dtype == torch.bfloat16:
+            return f"FOO_BF16_TO_FLOAT(FOO_AS(ushort, {bits}))"
+        return f"FOO_AS({lane_type(dtype)}, {bits})"
 
     @staticmethod
     def index_expr(expr: sympy.Expr, dtype: torch.dtype) -> str:
@@ -385,7 +395,10 @@ class OpenCLOverrides(OpOverrides):
         mantissa = kernel.cse.generate(kernel.compute, f"frexp({x}, &{exponent})", dtype=_dtype_of(x))
         return mantissa, exponent
 
-    exp = _builtin("exp")
+    @staticmethod
+    def exp(x: CSEVariable) -> str:
+        return f"exp({x})" if _dtype_of(x) == torch.float64 else f"FOO_EXPF({x})"
+
     exp2 = _builtin("exp2")
     expm1 = _builtin("expm1")
     log = _builtin("log")
@@ -402,7 +415,11 @@ class OpenCLOverrides(OpOverrides):
     atan = _builtin("atan")
     sinh = _builtin("sinh")
     cosh = _builtin("cosh")
-    tanh = _builtin("tanh")
+
+    @staticmethod
+    def tanh(x: CSEVariable) -> str:
+        return f"tanh({x})" if _dtype_of(x) == torch.float64 else f"FOO_TANHF({x})"
+
     asinh = _builtin("asinh")
     acosh = _builtin("acosh")
     atanh = _builtin("atanh")
