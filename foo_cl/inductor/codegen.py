@@ -395,10 +395,7 @@ class OpenCLOverrides(OpOverrides):
         mantissa = kernel.cse.generate(kernel.compute, f"frexp({x}, &{exponent})", dtype=_dtype_of(x))
         return mantissa, exponent
 
-    @staticmethod
-    def exp(x: CSEVariable) -> str:
-        return f"exp({x})" if _dtype_of(x) == torch.float64 else f"FOO_EXPF({x})"
-
+    exp = _builtin("exp")
     exp2 = _builtin("exp2")
     expm1 = _builtin("expm1")
     log = _builtin("log")
@@ -415,11 +412,7 @@ class OpenCLOverrides(OpOverrides):
     atan = _builtin("atan")
     sinh = _builtin("sinh")
     cosh = _builtin("cosh")
-
-    @staticmethod
-    def tanh(x: CSEVariable) -> str:
-        return f"tanh({x})" if _dtype_of(x) == torch.float64 else f"FOO_TANHF({x})"
-
+    tanh = _builtin("tanh")
     asinh = _builtin("asinh")
     acosh = _builtin("acosh")
     atanh = _builtin("atanh")
