@@ -96,13 +96,13 @@ def _training_step(model: torch.nn.Module, batches: list, device: str, train) ->
     return lambda: train(model, device, batches)
 
 
-@benchmark("training step, small CNN", size="batch 16, 3x32x32", unit="ms", work=1, repeat=5)
+@benchmark("training step, small CNN", size="batch 16, 3x32x32", unit="ms", work=1, repeat=20)
 def cnn_step(device: str) -> Op:
     torch.manual_seed(0)
     return _training_step(train_cnn.SmallCNN(), train_cnn.synthetic_batches(1), device, train_cnn.train)
 
 
-@benchmark("training step, small transformer", size="batch 8, 32 tokens", unit="ms", work=1, repeat=5)
+@benchmark("training step, small transformer", size="batch 8, 32 tokens", unit="ms", work=1, repeat=20)
 def transformer_step(device: str) -> Op:
     torch.manual_seed(0)
     model = train_transformer.TinyLM()

@@ -91,13 +91,13 @@ ROWS = [
         "compiled: training step, small CNN",
         "batch 16, 3x32x32",
         compiled_against_eager(training_step_ops(train_cnn, train_cnn.SmallCNN)),
-        5,
+        20,
     ),
     (
         "compiled: training step, small transformer",
         "batch 8, 32 tokens",
         compiled_against_eager(training_step_ops(train_transformer, train_transformer.TinyLM)),
-        5,
+        20,
     ),
 ]
 
