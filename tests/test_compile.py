@@ -76,6 +76,7 @@ POINTWISE = {
     "sliced": lambda x, y: x[::2, 1:] - y[1::2, :-1],
     "expanded": lambda x, y: x[:1].expand(x.shape[0], -1) + y,
     "cat_pad": lambda x, y: F.pad(torch.cat([x, y.flip(0)], 1), (1, 2, 0, 3), value=-1.0),
+    "pad_broadcast": lambda x, y: F.pad(y[:1, :1].expand(x.shape), (3, 2), value=-1.0) * x[:, :1],
     "gelu_silu": lambda x, y: F.gelu(x) + F.silu(y) + F.gelu(x, approximate="tanh"),
 }
 

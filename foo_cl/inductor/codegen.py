@@ -803,7 +803,7 @@ class OpenCLKernel(SIMDKernel):
         block, only the lanes that may read do."""
         in_loop = self._in_loop() if in_loop is None else in_loop
         stride = self._lane_stride(index)
-        if stride == 0 or self._uniform(in_loop):
+        if (stride == 0 and not self.masks) or self._uniform(in_loop):
             element = _element(var, dtype, self._lane_position(index, 0))
             guards = self._lane_guards(0, in_loop)
             element = f"({' & '.join(guards)} ? {element} : 0)" if guards else element
