@@ -40,8 +40,9 @@ std::string join(std::initializer_list<std::pair<const char*, int>> params) {
 }
 
 // nn: gemm_nn, TM x (NV * VW) per work-item, K in blocks of KC (0: none), LM x LN work-items a
-// group; copy_nn: the same after B is copied contiguous along N. nt: gemm_nt, TM x TN dot products
-// over VW-wide vectors. local: gemm_local, RM x RN work-items of WM x WN outputs.
+// group; packed: the same after B is copied into panels of NV * VW columns (any layout of B). nt:
+// gemm_nt, TM x TN dot products over VW-wide vectors. local: gemm_local, RM x RN work-items of
+// WM x WN outputs.
 // CPU-class devices start from register tiles that fill the vector registers without spilling (32
 // of 16 floats with AVX-512, 16 of 8 with AVX2), GPU-class ones from small tiles that every device
 // runs; the rest of each list is what the tuner may time, most promising first.
@@ -68,7 +69,9 @@ std::vector<tune::Candidate> gemm_candidates(const runtime::DeviceInfo& info, bo
     const bool wide = info.float_vector_width >= 16;
     const int nv = wide ? 2 : 1;
     if (nn) {
-      for (int kc : {256, 512, 128, 0}) add_nn("nn", 6, nv, 16, kc, 8, 1);
+      add_nn("nn", 6, nv, 16, 256, 8, 1);
+      for (int kc : {256, 512}) add_nn("packed", 6, nv, 16, kc, 8, 1);
+      for (int kc : {512, 128, 0}) add_nn("nn", 6, nv, 16, kc, 8, 1);
       add_nn("nn", 6, nv, 16, 256, 4, 2);
       add_nn("nn", 6, nv, 16, 256, 16, 1);
       add_nn("nn", 4, 2, 16, 256, 8, 1);
@@ -77,7 +80,7 @@ std::vector<tune::Candidate> gemm_candidates(const runtime::DeviceInfo& info, bo
       add_nn("nn", 6, 2, 8, 256, 8, 1);
     } else {
       add_nt(4, wide ? 4 : 2, wide ? 16 : 8, 0, 2, 4);
-      add_nn("copy_nn", 6, nv, 16, 256, 8, 1);
+      add_nn("packed", 6, nv, 16, 256, 8, 1);
       add_nt(4, 4, 16, 0, 8, 1);
       add_nt(4, 4, 16, 512, 2, 4);
       add_nt(4, 4, 8, 0, 8, 1);
@@ -161,15 +164,22 @@ void launch_kernel(const Gemm& g, const char* name, const std::string& options, 
   call.launch_nd(global, local);
 }
 
+// B's first `tiles` panels of `width` columns, each panel's K rows one after another (batch x tiles
+// x K x width); a batch broadcast along stride 0 is packed once.
+at::Tensor pack_panels(const at::Tensor& b, int64_t tiles, int64_t width) {
+  const int64_t batch = b.stride(0) == 0 ? 1 : b.size(0), K = b.size(1);
+  at::Tensor panels = at::empty({batch, tiles, K, width}, b.options());
+  panels.copy_(b.as_strided({batch, tiles, K, width}, {b.stride(0), width * b.stride(2), b.stride(1), b.stride(2)},
+                            b.storage_offset()));
+  return panels.expand({b.size(0), tiles, K, width});
+}
+
 void launch_candidate(const Gemm& g, const tune::Candidate& candidate) {
   const int64_t M = g.c.size(1), N = g.c.size(2);
   const size_t batch = static_cast<size_t>(g.c.size(0));
   auto p = [&](const char* name) { return tune::param(candidate, name); };
-  if (tune::is_variant(candidate, "copy_nn")) {
-    // B contiguous along K made contiguous along N: a copy of K x N elements that gemm_nn's
-    // cache blocking repays on large products.
-    launch_candidate(Gemm{g.c, g.a, g.b.contiguous(), g.d, g.alpha, g.beta, g.compute}, candidate.substr(5));
-  } else if (tune::is_variant(candidate, "clblast")) {
+  const bool packed = tune::is_variant(candidate, "packed");
+  if (tune::is_variant(candidate, "clblast")) {
     // CLBlast adds beta * C: D is copied into C first, and C zeroed without D, whose NaNs beta == 0
     // must ignore.
     if (!g.d.defined()) {
@@ -182,13 +192,14 @@ void launch_candidate(const Gemm& g, const tune::Candidate& candidate) {
     } else if (g.d.defined()) {
       g.c.mul_(g.beta);
     }
-  } else if (tune::is_variant(candidate, "nn")) {
+  } else if (packed || tune::is_variant(candidate, "nn")) {
     const int tm = p("TM"), vw = p("VW"), lm = p("LM"), ln = p("LN");
     // Narrow outputs take fewer vectors per work-item, so fewer columns fall to gemm_edge.
     const int nv = static_cast<int>(std::clamp<int64_t>(N / vw, 1, p("NV")));
     // A product no deeper than one block needs no barrier.
     const int kc = p("KC") >= g.a.size(2) ? 0 : p("KC");
-    const std::string options = join({{"-DTM", tm}, {"-DNV", nv}, {"-DVW", vw}, {"-DKC", kc}}).substr(1);
+    const std::string options =
+        join({{"-DTM", tm}, {"-DNV", nv}, {"-DVW", vw}, {"-DKC", kc}, {"-DPACKED", packed}}).substr(1);
     const int64_t tiles = N / (nv * vw);
     if (tiles > 0) {
       const size_t global[3] = {static_cast<size_t>(ceil_div(ceil_div(M, tm), lm) * lm),
@@ -199,7 +210,8 @@ void launch_candidate(const Gemm& g, const tune::Candidate& candidate) {
       const int64_t bytes_per_group = lm * tm * std::max<int64_t>(g.a.size(2), 1) * g.a.element_size();
       const int64_t cache = static_cast<int64_t>(runtime::device_info(g.c.device().index()).global_mem_cache_size);
       const int64_t band = std::clamp<int64_t>(cache / 8 / bytes_per_group, 1, groups_m);
-      launch_kernel(g, "gemm_nn", options, global, local, {tiles, band});
+      const Gemm panels{g.c, g.a, packed ? pack_panels(g.b, tiles, nv * vw) : g.b, g.d, g.alpha, g.beta, g.compute};
+      launch_kernel(panels, "gemm_nn", options, global, local, {tiles, band});
     }
     if (tiles * nv * vw < N) {
       const size_t global[3] = {static_cast<size_t>(M), static_cast<size_t>(N - tiles * nv * vw), batch};

@@ -6,13 +6,16 @@
 // gemm_nn: B's rows are contiguous. A work-item computes a TM x (NV * VW) tile, broadcasting A's
 //   elements against VW-wide vectors of B; rows past M repeat row M - 1 and are not stored. With KC,
 //   K is walked in blocks of KC with a barrier between them, so the work-items of a group (LM x LN)
-//   share each block of A and B while it is in cache (a CPU device runs a group on one core).
+//   share each block of A and B while it is in cache (a CPU device runs a group on one core). With
+//   PACKED, B comes packed by the launcher in panels of NV * VW columns, each panel's K rows one
+//   after another: a block of a panel is contiguous, where B's own rows a power of two apart would
+//   all fall in the same few cache sets.
 // gemm_nt: rows of A and columns of B are contiguous along K; a work-item computes TM x TN dot
 //   products on VW-wide vectors along K, in blocks of KC as gemm_nn does.
 // gemm_local: any strides; a group of RM x RN work-items stages KW-deep tiles of A and B in local
 //   memory and each work-item computes WM x WN outputs spaced RM and RN apart (GPU-style).
 // gemm_edge: one output element per work-item, from column n_start on.
-// Build options: COMPUTE (float or double: every matrix is of that dtype); TM, NV, VW, KC (gemm_nn);
+// Build options: COMPUTE (float or double: every matrix is of that dtype); TM, NV, VW, KC, PACKED (gemm_nn);
 // TM, TN, VW, KC (gemm_nt); RM, RN, WM, WN, KW (gemm_local). A program is built for one kernel's options.
 #include "compute.clh"
 #include "blas/gemm_shape.h"
@@ -56,6 +59,12 @@ __kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles, long band) {
   const long m0 = ((first + r % rows) * get_local_size(0) + get_local_id(0)) * TM, batch = get_global_id(2);
   const long n0 = min(tile, n_tiles - 1) * NV * VW;
   FOO_GEMM_OPERANDS;
+#if PACKED
+  __global const ct* b_panel = B + n0 * s.k;  // panel n0 / (NV * VW), K * NV * VW elements each
+#define B_ROW(k) (b_panel + (k) * (NV * VW))
+#else
+#define B_ROW(k) (B + (k) * s.b_k + n0)
+#endif
   long row[TM];
 #pragma unroll
   for (int i = 0; i < TM; ++i) row[i] = min(m0 + i, s.m - 1) * s.a_m;
@@ -71,7 +80,7 @@ __kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles, long band) {
     for (long k = kb; k < k_end; ++k) {
       VT bv[NV];
 #pragma unroll
-      for (int j = 0; j < NV; ++j) bv[j] = VLOAD(B + k * s.b_k + n0 + j * VW);
+      for (int j = 0; j < NV; ++j) bv[j] = VLOAD(B_ROW(k) + j * VW);
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
         const ct av = A[row[i] + k * s.a_k];
