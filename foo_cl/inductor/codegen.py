@@ -710,8 +710,7 @@ class OpenCLKernel(SIMDKernel):
             # kernels_cl/atomics.clh: compare-and-swap loops where OpenCL has no atomic add.
             lane = 0 if self._uniform(self._in_loop()) else _LANE
             add = f"ATOMIC_ADD_{_atomic_name(dtype)}(&{var}[{self._lane_position(index, lane)}], {_lane(value, lane)});"
-            guards = self._lane_guards(lane, self._in_loop())
-            add = f"if ({' & '.join(guards)}) {add}" if guards else add
+            add = self._guarded_statement(add, lane, self._in_loop())
             line = add if lane == 0 else self._each_lane(add)
         elif mode is None:
             line = self._lanes_store(var, dtype, index, value)
@@ -791,11 +790,20 @@ class OpenCLKernel(SIMDKernel):
         values); a read or write there takes lane 0's element once."""
         return self._lanes_tree.is_reduction and not in_loop
 
-    def _lane_guards(self, lane: sympy.Expr | int, in_loop: bool) -> list[str]:
-        """What must hold for lane `lane` to touch memory: the masks of masked bodies, and in a
-        reduction's loop that the lane is in the row."""
+    def _lane_guard(self, lane: sympy.Expr | int, in_loop: bool) -> str:
+        """What must hold for lane `lane` to touch memory, as C ('' when nothing): the masks of
+        masked bodies, and in a reduction's loop that the lane is in the row."""
         guards = [_lane(mask, lane) for mask in self.masks]
-        return [*guards, _lane_of("int", "foo_valid", lane)] if in_loop else guards
+        return " & ".join([*guards, _lane_of("int", "foo_valid", lane)] if in_loop else guards)
+
+    def _guarded_statement(self, statement: str, lane: sympy.Expr | int, in_loop: bool) -> str:
+        guard = self._lane_guard(lane, in_loop)
+        return f"if ({guard}) {statement}" if guard else statement
+
+    def _guarded_element(self, element: str, lane: sympy.Expr | int, in_loop: bool) -> str:
+        """element where lane `lane` may read it, else 0."""
+        guard = self._lane_guard(lane, in_loop)
+        return f"({guard} ? {element} : 0)" if guard else element
 
     def _lanes_load(self, var: str, dtype: torch.dtype, index: sympy.Expr, in_loop: bool | None = None) -> str:
         """A value of FOO_W lanes read from buffer var at index: consecutive elements in one vector
@@ -804,15 +812,12 @@ class OpenCLKernel(SIMDKernel):
         in_loop = self._in_loop() if in_loop is None else in_loop
         stride = self._lane_stride(index)
         if (stride == 0 and not self.masks) or self._uniform(in_loop):
-            element = _element(var, dtype, self._lane_position(index, 0))
-            guards = self._lane_guards(0, in_loop)
-            element = f"({' & '.join(guards)} ? {element} : 0)" if guards else element
+            element = self._guarded_element(_element(var, dtype, self._lane_position(index, 0)), 0, in_loop)
             return f"FOO_SPLAT({lane_type(dtype)}, {element})"
-        lanes = []
-        for lane in range(VECTOR_WIDTH):
-            element = _element(var, dtype, self._lane_position(index, lane))
-            guards = self._lane_guards(lane, in_loop)
-            lanes.append(f"({' & '.join(guards)} ? {element} : 0)" if guards else element)
+        lanes = [
+            self._guarded_element(_element(var, dtype, self._lane_position(index, lane)), lane, in_loop)
+            for lane in range(VECTOR_WIDTH)
+        ]
         by_lane = f"FOO_PER_LANE({lane_type(dtype)}, {', '.join(lanes)})"
         if stride != 1 or self.masks:
             return by_lane
@@ -832,9 +837,8 @@ class OpenCLKernel(SIMDKernel):
         stride = self._lane_stride(index)
         if stride == 0 or self._uniform(self._in_loop()):
             return _element_store(var, dtype, self._lane_position(index, 0), _lane(value, 0))
-        guards = self._lane_guards(_LANE, self._in_loop())
         by_lane = _element_store(var, dtype, self._lane_position(index, _LANE), _lane(value, _LANE))
-        by_lane = self._each_lane(f"if ({' & '.join(guards)}) {by_lane}" if guards else by_lane)
+        by_lane = self._each_lane(self._guarded_statement(by_lane, _LANE, self._in_loop()))
         if stride != 1:
             return by_lane
         base = self._lane_position(index, 0)
