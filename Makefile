@@ -22,11 +22,13 @@ PYTEST := $(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
 # What runs on the host alike for every kernel variant (imports, serialization, module conversion,
 # pinned memory, the profiler, the kernel cache and kernel code mapping, the fallback, streams, the
 # allocator, the benchmark plot, pyopencl interop and user kernels, torch.distributed) is left out of
-# the GPU-variant run.
+# the GPU-variant run, and so are the dtypes whose kernels are a kept dtype's with other element
+# types (--dtype-per-kind, tests/conftest.py): the GPU variants differ from the CPU ones in how
+# work is spread and looped over, which the kept dtypes exercise.
 HOST_SIDE := runtime_import runtime_serialization runtime_module_conversion runtime_pinned runtime_profiler \
 	runtime_kernel_cache runtime_kernel_code runtime_fallback runtime_streams runtime_memory benchmark_plot \
 	distributed opencl_interop opencl_kernels
-GPU_VARIANTS_ONLY := $(foreach t,$(HOST_SIDE),--ignore=tests/test_$(t).py)
+GPU_VARIANTS_ONLY := $(foreach t,$(HOST_SIDE),--ignore=tests/test_$(t).py) --dtype-per-kind
 test: build test-system
 	$(POCL) $(PYTEST)
 	$(POCL) FOO_CL_DEVICE_CLASS=gpu FOO_CL_MAX_PARAMETER_SIZE=256 $(PYTEST) $(GPU_VARIANTS_ONLY)

@@ -290,20 +290,42 @@ ON_POCL = PROPERTIES.platform_name == "Portable Computing Language"
 DEVICE_DTYPES = [d for d in DTYPES if CAPABILITIES["fp64"] or d != torch.float64]
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--dtype-per-kind",
+        action="store_true",
+        help="run dtype-parametrized cases for float32, float16, bfloat16, int64 and bool only (one dtype of each "
+        "kind of kernel code); the others share those kernels' code and differ only in element types",
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "two_devices: needs foo:0 and foo:1 (skipped with a single OpenCL device)")
 
 
-def _mentions_float64(value: object) -> bool:
-    """Whether a test parameter is float64 or complex128, holds one, or is the name of a case in one."""
+# What --dtype-per-kind leaves out: dtypes whose kernels are those of a kept dtype with other element types.
+SAME_CODE_DTYPES = ("float64", "complex128", "int8", "int16", "int32", "uint8")
+
+
+def _mentions_dtype(value: object, names: tuple[str, ...]) -> bool:
+    """Whether a test parameter is a dtype named in `names`, holds one, or is the name of a case in one."""
     if isinstance(value, (tuple, list)):
-        return any(_mentions_float64(v) for v in value)
+        return any(_mentions_dtype(v, names) for v in value)
     if isinstance(value, str):
-        return "float64" in value or "complex128" in value
-    return value is torch.float64 or value is torch.complex128
+        return any(name in value for name in names)
+    return isinstance(value, torch.dtype) and dtype_id(value) in names
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--dtype-per-kind"):
+        same_code = [
+            i
+            for i in items
+            if hasattr(i, "callspec") and _mentions_dtype(list(i.callspec.params.values()), SAME_CODE_DTYPES)
+        ]
+        config.hook.pytest_deselected(items=same_code)
+        left_out = set(same_code)
+        items[:] = [i for i in items if i not in left_out]
     skip = pytest.mark.skip(reason=f"needs two foo devices, found {torch.foo.device_count()}")
     known = _known_differences()
     needs = _capability_needs()
@@ -314,7 +336,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xfail(reason=known[item.nodeid], strict=False))
         params = item.callspec.params.values() if hasattr(item, "callspec") else ()
         item_needs = needs.get(item.nodeid, [])
-        if any(_mentions_float64(v) for v in params):
+        if _mentions_dtype(list(params), ("float64", "complex128")):
             item_needs = [*item_needs, ("fp64", "a float64 case")]
         for capability, reason in item_needs:
             if not CAPABILITIES[capability]:
