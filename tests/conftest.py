@@ -294,8 +294,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--dtype-per-kind",
         action="store_true",
-        help="run dtype-parametrized cases for float32, float16, bfloat16, int64 and bool only (one dtype of each "
-        "kind of kernel code); the others share those kernels' code and differ only in element types",
+        help="leave out dtype-parametrized cases for float64, complex128, int8, int16, int32 and uint8: their "
+        "kernels are those of float32, complex64 and int64 with other element types",
     )
 
 
@@ -316,13 +316,14 @@ def _mentions_dtype(value: object, names: tuple[str, ...]) -> bool:
     return isinstance(value, torch.dtype) and dtype_id(value) in names
 
 
+def _params(item: pytest.Item) -> list[object]:
+    """The values of a test's parameters (none for an unparametrized test)."""
+    return list(item.callspec.params.values()) if hasattr(item, "callspec") else []
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.getoption("--dtype-per-kind"):
-        same_code = [
-            i
-            for i in items
-            if hasattr(i, "callspec") and _mentions_dtype(list(i.callspec.params.values()), SAME_CODE_DTYPES)
-        ]
+        same_code = [i for i in items if _mentions_dtype(_params(i), SAME_CODE_DTYPES)]
         config.hook.pytest_deselected(items=same_code)
         left_out = set(same_code)
         items[:] = [i for i in items if i not in left_out]
@@ -334,9 +335,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
         if item.nodeid in known:
             item.add_marker(pytest.mark.xfail(reason=known[item.nodeid], strict=False))
-        params = item.callspec.params.values() if hasattr(item, "callspec") else ()
         item_needs = needs.get(item.nodeid, [])
-        if _mentions_dtype(list(params), ("float64", "complex128")):
+        if _mentions_dtype(_params(item), ("float64", "complex128")):
             item_needs = [*item_needs, ("fp64", "a float64 case")]
         for capability, reason in item_needs:
             if not CAPABILITIES[capability]:
