@@ -20,14 +20,13 @@ def _autoload() -> None:
 import torch
 
 # _C registers the runtime and the kernels.
-from foo_cl import _C, _module_conversion, _without_fp64, device_module, distributed, inductor
+from foo_cl import _C, _without_fp64, device_module, distributed, inductor
 
 __version__ = "0.1.0"
 
 torch.utils.rename_privateuse1_backend("foo")
 torch._register_device_module("foo", device_module)
 torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
-_module_conversion.install()
 _without_fp64.install()
 distributed._register()
 inductor.install()

@@ -85,14 +85,35 @@ def test_gradients_move_with_their_parameters():
         torch.testing.assert_close(p.grad.cpu(), grads[name])
 
 
+def test_a_module_moves_while_a_graph_still_holds_its_parameters():
+    # A CPU reference computed with autograd on keeps the Parameters in its graph (the second layer's
+    # weight is saved for the backward); moving the model must still keep them, as it does to CUDA.
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+    weights = [p for p in model.parameters()]
+    x = torch.randn(2, 4)
+    reference = model(x)
+    model.to("foo")
+    assert all(p is q and p.device.type == "foo" for p, q in zip(model.parameters(), weights))
+    torch.testing.assert_close(model(x.to(FOO)).cpu(), reference.detach())
+
+
+@pytest.mark.parametrize("source", ["cpu", "foo"])
+def test_data_assignment_crosses_foo_and_cpu(source):
+    target = "foo" if source == "cpu" else "cpu"
+    t = torch.zeros(3, device=source)
+    t.data = torch.arange(3.0, device=target)
+    assert t.device.type == target
+    torch.testing.assert_close(t.cpu(), torch.arange(3.0))
+    with pytest.raises(RuntimeError, match="incompatible tensor type"):
+        t.data = torch.ones(3).to_sparse()
+
+
 def test_conversions_without_foo_keep_pytorchs_behaviour():
     model = TiedLanguageModel()
     weight = model.embed.weight
     model.double()
     assert model.embed.weight is weight and model.head.weight is weight
-    assert not torch.__future__.get_swap_module_params_on_conversion()
-    model.foo()
-    assert not torch.__future__.get_swap_module_params_on_conversion()
 
 
 # ---- Hugging Face models with tied embeddings -------------------------------------------------------------

@@ -1,5 +1,6 @@
 // Tensor creation and metadata: empty, empty_strided, the view ops that need a backend kernel,
-// resize_, set_ and record_stream. Views share storage with their base, as on every PyTorch device.
+// resize_, set_, record_stream and whether one tensor may take another's data (`.data =`). Views
+// share storage with their base, as on every PyTorch device.
 #include "launch/Dtypes.h"
 #include "runtime/Allocator.h"
 #include "runtime/Device.h"
@@ -115,9 +116,28 @@ at::Tensor efficient_zero_tensor(c10::IntArrayRef size, std::optional<at::Scalar
                                    c10::dtype_or_default(dtype), std::nullopt);
 }
 
+// Whether `self` may take `from`'s data in place (`param.data = t`, and nn.Module._apply moving a module's
+// Parameters). TensorImpl's own answer knows the built-in dense backends only; foo's strided tensors are
+// dense like them, so a Parameter moved to or from foo keeps its identity as one moved to CUDA does, and
+// tied weights stay tied.
+bool has_compatible_shallow_copy_type(const at::Tensor& self, const at::Tensor& from) {
+  constexpr c10::DispatchKeySet dense_backends({c10::BackendComponent::CPUBit, c10::BackendComponent::CUDABit,
+                                                c10::BackendComponent::MPSBit, c10::BackendComponent::HIPBit,
+                                                c10::BackendComponent::XPUBit, c10::BackendComponent::HPUBit,
+                                                c10::BackendComponent::MTIABit,
+                                                c10::BackendComponent::PrivateUse1Bit});
+  const auto dense = [&](const at::Tensor& t) {
+    const c10::DispatchKeySet keys = t.key_set();
+    return keys.has_any(c10::DispatchKeySet(c10::DispatchKey::Dense)) && keys.has_any(dense_backends);
+  };
+  return self.unsafeGetTensorImpl()->has_compatible_shallow_copy_type(from.key_set()) ||
+         (dense(self) && dense(from));
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_has_compatible_shallow_copy_type", has_compatible_shallow_copy_type);
   m.impl("_efficientzerotensor", efficient_zero_tensor);
   m.impl("empty.memory_format", empty);
   m.impl("empty_strided", empty_strided);
