@@ -278,6 +278,51 @@ def test_shifts_by_the_bit_width_or_more_and_by_negative_amounts(fn, dtype, amou
         assert_exact(foo.cpu(), cpu)
 
 
+@pytest.mark.usefixtures("no_fallback")
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int32, torch.int64], ids=dtype_id)
+def test_python_shift_operators_run_on_foo(dtype):
+    x = torch.arange(12, dtype=dtype).reshape(3, 4)
+    amounts = torch.tensor([0, 1, 2, 3], dtype=dtype)
+    cases = {
+        "<< number": lambda t, a: t << 2,
+        ">> number": lambda t, a: t >> 1,
+        "<< tensor": lambda t, a: t << a,
+        ">> tensor": lambda t, a: t >> a,
+        "number << tensor": lambda t, a: 1 << a,
+    }
+    for name, fn in cases.items():
+        assert_exact(fn(x.to(FOO), amounts.to(FOO)).cpu(), fn(x, amounts))
+    for shift in (lambda t, a: t.__ilshift__(a), lambda t, a: t.__irshift__(a), lambda t, a: t.__ilshift__(3)):
+        expected, actual = x.clone(), x.to(FOO)
+        shift(expected, amounts)
+        assert shift(actual, amounts.to(FOO)) is actual
+        assert_exact(actual.cpu(), expected)
+
+
+def test_python_shift_of_floats_raises_like_cpu():
+    with pytest.raises((RuntimeError, NotImplementedError)):
+        torch.ones(3) << 1
+    with pytest.raises(RuntimeError, match="bitwise_left_shift"):
+        torch.ones(3, device=FOO) << 1
+
+
+# A Python float is a float64 CPU scalar; it reaches the kernel in the compute dtype, so devices without
+# fp64 (rusticl's llvmpipe) run these too.
+POLYNOMIALS = [
+    torch.special.chebyshev_polynomial_t,
+    torch.special.chebyshev_polynomial_u,
+    torch.special.hermite_polynomial_h,
+    torch.special.laguerre_polynomial_l,
+    torch.special.legendre_polynomial_p,
+]
+
+
+@pytest.mark.parametrize("fn", POLYNOMIALS, ids=lambda fn: fn.__name__)
+def test_polynomials_of_a_python_float_degree(fn):
+    x = torch.linspace(-1, 1, 9)
+    torch.testing.assert_close(fn(x.to(FOO), 3.0).cpu(), fn(x, 3.0))
+
+
 # ---- half computes in float32 --------------------------------------------------------------------------
 
 # (fn, its float16 operands, the result): an intermediate overflows or underflows float16, the result does not.

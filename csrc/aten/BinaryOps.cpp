@@ -7,8 +7,10 @@
 #include <ATen/ops/add_meta.h>
 #include <ATen/ops/atan2_meta.h>
 #include <ATen/ops/bitwise_and_meta.h>
+#include <ATen/ops/bitwise_left_shift.h>
 #include <ATen/ops/bitwise_left_shift_meta.h>
 #include <ATen/ops/bitwise_or_meta.h>
+#include <ATen/ops/bitwise_right_shift.h>
 #include <ATen/ops/bitwise_right_shift_meta.h>
 #include <ATen/ops/bitwise_xor_meta.h>
 #include <ATen/ops/copysign_meta.h>
@@ -88,6 +90,34 @@ at::Tensor remainder_scalar_tensor(const at::Scalar& self, const at::Tensor& oth
 
 at::Tensor& remainder_scalar_tensor_out(const at::Scalar& self, const at::Tensor& other, at::Tensor& out) {
   return at::remainder_out(out, at::native::wrapped_scalar_tensor(self), other);
+}
+
+// Python's << and >> (aten::__lshift__ and kin): the bitwise shifts by another name, as on CPU.
+void register_shift_operators(torch::Library& m) {
+  m.impl("__lshift__.Tensor", [](const at::Tensor& self, const at::Tensor& other) {
+    return at::bitwise_left_shift(self, other);
+  });
+  m.impl("__lshift__.Scalar", [](const at::Tensor& self, const at::Scalar& other) {
+    return at::bitwise_left_shift(self, other);
+  });
+  m.impl("__ilshift__.Tensor", [](at::Tensor& self, const at::Tensor& other) -> at::Tensor& {
+    return self.bitwise_left_shift_(other);
+  });
+  m.impl("__ilshift__.Scalar", [](at::Tensor& self, const at::Scalar& other) -> at::Tensor& {
+    return self.bitwise_left_shift_(other);
+  });
+  m.impl("__rshift__.Tensor", [](const at::Tensor& self, const at::Tensor& other) {
+    return at::bitwise_right_shift(self, other);
+  });
+  m.impl("__rshift__.Scalar", [](const at::Tensor& self, const at::Scalar& other) {
+    return at::bitwise_right_shift(self, other);
+  });
+  m.impl("__irshift__.Tensor", [](at::Tensor& self, const at::Tensor& other) -> at::Tensor& {
+    return self.bitwise_right_shift_(other);
+  });
+  m.impl("__irshift__.Scalar", [](at::Tensor& self, const at::Scalar& other) -> at::Tensor& {
+    return self.bitwise_right_shift_(other);
+  });
 }
 
 template <class Meta>
@@ -292,6 +322,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
       m, "bitwise_left_shift.Tensor", "bitwise_left_shift_.Tensor", "bitwise_left_shift.Tensor_out", bitwise<at::meta::structured_bitwise_left_shift_Tensor>("binary/left_shift", "bitwise_left_shift"));
   register_structured<at::meta::structured_bitwise_right_shift_Tensor, TensorRef>(
       m, "bitwise_right_shift.Tensor", "bitwise_right_shift_.Tensor", "bitwise_right_shift.Tensor_out", bitwise<at::meta::structured_bitwise_right_shift_Tensor>("binary/right_shift", "bitwise_right_shift"));
+  register_shift_operators(m);
 
   register_structured<at::meta::structured_lerp_Scalar, TensorRef, ScalarRef>(
       m, "lerp.Scalar", "lerp_.Scalar", "lerp.Scalar_out",

@@ -142,7 +142,13 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
                          ? common
                          : c10::ScalarType::Undefined;
   for (int a = 0; a < 4; ++a) variant.dtype[a] = a < iter.ntensors() ? iter.dtype(a) : c10::ScalarType::Undefined;
-  for (int k = 0; k < iter.ninputs(); ++k) variant.cpu_scalars |= iter.is_cpu_scalar(k + 1) << k;
+  // A CPU scalar reaches the kernel as a value of the compute dtype, so its own dtype (float64 for a
+  // Python float) neither names a variant nor asks for fp64, which a device may lack.
+  for (int k = 0; k < iter.ninputs(); ++k) {
+    if (!iter.is_cpu_scalar(k + 1)) continue;
+    variant.cpu_scalars |= 1 << k;
+    variant.dtype[k + 1] = variant.compute;
+  }
   variant.index64 = n > static_cast<int64_t>(UINT32_MAX);
 
   auto bind_and_launch = [&](KernelCall&& call, const std::array<int64_t, kMaxOperands>& offsets,
