@@ -283,14 +283,8 @@ def test_shifts_by_the_bit_width_or_more_and_by_negative_amounts(fn, dtype, amou
 def test_python_shift_operators_run_on_foo(dtype):
     x = torch.arange(12, dtype=dtype).reshape(3, 4)
     amounts = torch.tensor([0, 1, 2, 3], dtype=dtype)
-    cases = {
-        "<< number": lambda t, a: t << 2,
-        ">> number": lambda t, a: t >> 1,
-        "<< tensor": lambda t, a: t << a,
-        ">> tensor": lambda t, a: t >> a,
-        "number << tensor": lambda t, a: 1 << a,
-    }
-    for name, fn in cases.items():
+    cases = [lambda t, a: t << 2, lambda t, a: t >> 1, lambda t, a: t << a, lambda t, a: t >> a, lambda t, a: 1 << a]
+    for fn in cases:
         assert_exact(fn(x.to(FOO), amounts.to(FOO)).cpu(), fn(x, amounts))
     for shift in (lambda t, a: t.__ilshift__(a), lambda t, a: t.__irshift__(a), lambda t, a: t.__ilshift__(3)):
         expected, actual = x.clone(), x.to(FOO)
