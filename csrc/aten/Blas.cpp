@@ -4,12 +4,15 @@
 #include "launch/Gemm.h"
 
 #include <ATen/TensorOperators.h>
+#include <ATen/ops/_addmm_activation_meta.h>
 #include <ATen/ops/addmm.h>
 #include <ATen/ops/addmm_meta.h>
 #include <ATen/ops/addmv_meta.h>
 #include <ATen/ops/baddbmm_meta.h>
 #include <ATen/ops/bmm_meta.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/gelu.h>
+#include <ATen/ops/relu.h>
 #include <ATen/ops/linalg_cross_meta.h>
 #include <ATen/ops/roll.h>
 #include <ATen/ops/mm_meta.h>
@@ -102,6 +105,16 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
       m, "addmm", "addmm_", "addmm.out",
       [](Addmm& op, const Tensor& self, const Tensor& mat1, const Tensor& mat2, ScalarRef beta, ScalarRef alpha) {
         gemm(op.maybe_get_output(0), mat1, mat2, self, alpha, beta);
+      });
+  // addmm with a ReLU or GELU after it, as the Transformer layers' inference path calls it (exact GELU, as on CPU).
+  using AddmmActivation = at::meta::structured__addmm_activation;
+  register_structured_with_self<AddmmActivation, const Tensor&, const Tensor&, ScalarRef, ScalarRef, bool>(
+      m, "_addmm_activation", nullptr, "_addmm_activation.out",
+      [](AddmmActivation& op, const Tensor& self, const Tensor& mat1, const Tensor& mat2, ScalarRef beta,
+         ScalarRef alpha, bool use_gelu) {
+        Tensor out = op.maybe_get_output(0);
+        gemm(out, mat1, mat2, self, alpha, beta);
+        use_gelu ? at::gelu_(out) : at::relu_(out);
       });
   using Bmm = at::meta::structured_bmm;
   register_structured_with_self<Bmm, const Tensor&>(
