@@ -19,16 +19,23 @@ def to_foo(value):
     return value.to(FOO) if isinstance(value, torch.Tensor) else value
 
 
-def eval_on_both(make, *args, **kwargs):
-    """(cpu outputs, foo outputs moved to the CPU) of one model in eval mode without autograd."""
+def eval_on_both(make, *args, fast_path: str, **kwargs):
+    """(cpu outputs, foo outputs moved to the CPU) of one model in eval mode without autograd, checking
+    that foo's call went through the operator `fast_path`."""
     torch.manual_seed(0)
     cpu = make().eval()
     foo = copy.deepcopy(cpu).to(FOO)
     with torch.no_grad():
         expected = cpu(*args, **kwargs)
-        actual = foo(*map(to_foo, args), **{k: to_foo(v) for k, v in kwargs.items()})
-    as_tuple = lambda out: out if isinstance(out, tuple) else (out,)
+        moved = {id(a): to_foo(a) for a in args}  # the same tensor passed twice stays one (self-attention)
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as trace:
+            actual = foo(*(moved[id(a)] for a in args), **{k: to_foo(v) for k, v in kwargs.items()})
+    assert any(event.name == fast_path for event in trace.events()), f"{fast_path} did not run"
     return as_tuple(expected), tuple(None if t is None else t.cpu() for t in as_tuple(actual))
+
+
+def as_tuple(out):
+    return out if isinstance(out, tuple) else (out,)
 
 
 def attention():
@@ -37,26 +44,55 @@ def attention():
 
 X = torch.randn(3, 5, 16, generator=torch.Generator().manual_seed(3))
 
+# Self-attention with boolean masks: the cases nn.MultiheadAttention takes its fast path for.
 ATTENTION_CASES = {
-    "weights_averaged": ((X, X, X), {}),
-    "weights_per_head": ((X, X, X), {"average_attn_weights": False}),
-    "key_padding_mask": ((X, X, X), {"key_padding_mask": PAD}),
-    "float_attn_mask_no_weights": ((X, X, X), {"attn_mask": CAUSAL, "need_weights": False}),
-    "bool_attn_mask": ((X, X, X), {"attn_mask": CAUSAL.isinf()}),
-    "no_mask_no_weights": ((X, X, X), {"need_weights": False}),
-    "cross_attention": ((X, X.flip(1), X.flip(0)), {}),
-    "shared_key_value": ((X, 2 * X, 2 * X), {}),
+    "weights_averaged": {},
+    "weights_per_head": {"average_attn_weights": False},
+    "key_padding_mask": {"key_padding_mask": PAD},
+    "bool_attn_mask": {"attn_mask": CAUSAL.isinf()},
+    "no_mask_no_weights": {"need_weights": False},
 }
 
 
-@pytest.mark.parametrize("case", ATTENTION_CASES.values(), ids=ATTENTION_CASES.keys())
-def test_multi_head_attention_fast_path_matches_cpu(case):
-    args, kwargs = case
-    expected, actual = eval_on_both(attention, *args, **kwargs)
+@pytest.mark.parametrize("kwargs", ATTENTION_CASES.values(), ids=ATTENTION_CASES.keys())
+def test_multi_head_attention_fast_path_matches_cpu(kwargs):
+    expected, actual = eval_on_both(attention, X, X, X, fast_path="aten::_native_multi_head_attention", **kwargs)
     for e, a in zip(expected, actual):
         assert (e is None) == (a is None)
         if e is not None:
             torch.testing.assert_close(a, e, rtol=1e-4, atol=1e-5)
+
+
+# The operator itself, called as the encoder and decoder layers of other libraries call it: separate
+# or shared key and value, each mask type.
+OPERATOR_CASES = {
+    "cross_attention": (X.flip(1), X.flip(0), None, None),
+    "shared_key_value": (X.flip(1), None, None, None),
+    "attention_mask": (X, X, CAUSAL.isinf(), 0),
+    "padding_mask": (X, X, PAD, 1),
+    "generic_mask": (X, X, CAUSAL.isinf().expand(3, 4, 5, 5), 2),
+}
+
+
+@pytest.mark.parametrize("need_weights", [False, True])
+@pytest.mark.parametrize("case", OPERATOR_CASES.values(), ids=OPERATOR_CASES.keys())
+def test_native_multi_head_attention_operator_matches_cpu(case, need_weights):
+    key, value, mask, mask_type = case
+    g = torch.Generator().manual_seed(6)
+    weights = [torch.randn(48, 16, generator=g), torch.randn(48, generator=g), torch.randn(16, 16, generator=g)]
+    weights.append(torch.randn(16, generator=g))
+    results = []
+    for device in ("cpu", FOO):
+        q = X.to(device)
+        k = q if key is X else key.to(device)
+        v = k if value is None else value.to(device)
+        m = None if mask is None else mask.to(device)
+        on = [w.to(device) for w in weights]
+        out = torch._native_multi_head_attention(q, k, v, 16, 4, *on, m, need_weights, True, mask_type)
+        results.append([t.cpu() for t in out if t is not None])
+    assert len(results[0]) == len(results[1]) == (2 if need_weights else 1)
+    for expected, actual in zip(*results):
+        torch.testing.assert_close(actual, expected, rtol=1e-4, atol=1e-5)
 
 
 LAYER_CASES = {
@@ -72,7 +108,10 @@ LAYER_CASES = {
 def test_encoder_layer_fast_path_matches_cpu(case):
     options, kwargs = case
     (expected,), (actual,) = eval_on_both(
-        lambda: nn.TransformerEncoderLayer(16, 4, 32, batch_first=True, **options), X, **kwargs
+        lambda: nn.TransformerEncoderLayer(16, 4, 32, batch_first=True, **options),
+        X,
+        fast_path="aten::_transformer_encoder_layer_fwd",
+        **kwargs,
     )
     torch.testing.assert_close(actual, expected, rtol=1e-4, atol=1e-5)
 
@@ -83,7 +122,9 @@ def test_encoder_with_a_padding_mask_declines_nested_tensors():
     def encoder():
         return nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 4, 32, batch_first=True), 2)
 
-    (expected,), (actual,) = eval_on_both(encoder, X, src_key_padding_mask=PAD)
+    (expected,), (actual,) = eval_on_both(
+        encoder, X, fast_path="aten::_transformer_encoder_layer_fwd", src_key_padding_mask=PAD
+    )
     torch.testing.assert_close(actual[~PAD], expected[~PAD], rtol=1e-4, atol=1e-5)
     assert torch.isfinite(actual).all()
 
@@ -101,21 +142,28 @@ def test_masked_softmax_matches_cpu_forward_and_backward(mask_type, dim):
     g = torch.Generator().manual_seed(4)
     scores = torch.randn(2, 3, 5, 5, generator=g)
     full = torch.rand(2, 3, 5, 5, generator=g) < 0.3
-    full[..., 0] = False  # no row or column left empty: those are NaN on both
-    full[..., 0, :] = False
-    mask = {0: full[0, 0], 1: full[:, 0, 0], 2: full}[mask_type]
-    if dim != -1 and mask_type != 2:
-        pytest.skip("the CPU takes mask types 0 and 1 along the last dim only")
+    full[1, :, 3] = True  # a fully masked row (and in type 2 a fully masked column): NaN on both
+    full[..., 0, 4] = False
+    mask = {0: full[1, 0], 1: full[:, 0, 0], 2: full}[mask_type]
     results = []
     for device in ("cpu", FOO):
         x = scores.detach().to(device).requires_grad_()
         y = torch._masked_softmax(x, mask.to(device), dim, mask_type)
         results.append([y.detach().cpu()])
-        if mask_type == 2:  # the CPU's backward takes input-shaped masks only
+        if mask_type == 2:  # backward takes input-shaped masks only, on the CPU as on foo
             y.backward(torch.ones_like(y) * torch.arange(5.0, device=device))
             results[-1].append(x.grad.cpu())
+    if dim == -1:
+        assert results[0][0].isnan().any() == (mask_type != 1)
     for expected, actual in zip(*results):
         torch.testing.assert_close(actual, expected, rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+def test_masked_softmax_backward_wants_an_input_shaped_mask():
+    x = torch.randn(2, 1, 3, 3, device=FOO, requires_grad=True)
+    y = torch._masked_softmax(x, torch.zeros(2, 3, dtype=torch.bool, device=FOO), 3, 1)
+    with pytest.raises(RuntimeError, match="the mask must have the gradient's shape"):
+        y.sum().backward()
 
 
 @pytest.mark.parametrize("use_gelu", [False, True])

@@ -6,7 +6,6 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/cat.h>
-#include <ATen/ops/empty.h>
 #include <ATen/ops/sum.h>
 #include <ATen/ops/zeros_like.h>
 #include <torch/library.h>
@@ -26,6 +25,10 @@ void check_cell(const char* op, const at::Tensor& input_gates, const at::Tensor&
   TORCH_CHECK(input_gates.dim() == 2 && input_gates.sizes() == hidden_gates.sizes(), op,
               ": input_gates and hidden_gates must be 2-d of one shape, got ", input_gates.sizes(), " and ",
               hidden_gates.sizes());
+  for (const at::Tensor* t : {&hidden_gates, &input_bias, &hidden_bias, &prev}) {
+    TORCH_CHECK(!t->defined() || t->scalar_type() == input_gates.scalar_type(), op,
+                ": expected every tensor to be ", input_gates.scalar_type(), ", got ", t->scalar_type());
+  }
   const int64_t gates = input_gates.size(1);
   TORCH_CHECK(gates % factor == 0, op, ": ", gates, " gate columns are not ", factor, " per hidden unit");
   TORCH_CHECK(input_bias.defined() == hidden_bias.defined(), op, ": give both biases or neither");
@@ -96,7 +99,7 @@ std::tuple<at::Tensor, at::Tensor> fused_gru_cell(const at::Tensor& input_gates,
                        .sigmoid_();
   const at::Tensor r = rz.narrow(1, 0, h), z = rz.narrow(1, h, h);
   at::Tensor hidden_n = hidden_gates.narrow(1, 2 * h, h);
-  hidden_n = b_hh.defined() ? hidden_n + b_hh.narrow(0, 2 * h, h) : hidden_n.clone();
+  if (b_hh.defined()) hidden_n = hidden_n + b_hh.narrow(0, 2 * h, h);
   at::Tensor n = input_gates.narrow(1, 2 * h, h) + r * hidden_n;
   if (b_ih.defined()) n.add_(b_ih.narrow(0, 2 * h, h));
   n.tanh_();
@@ -107,6 +110,10 @@ std::tuple<at::Tensor, at::Tensor> fused_gru_cell(const at::Tensor& input_gates,
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> fused_gru_cell_backward(
     const at::Tensor& grad_hy, const at::Tensor& workspace, bool has_bias) {
+  TORCH_CHECK(grad_hy.dim() == 2 && workspace.dim() == 2 && workspace.size(0) == grad_hy.size(0) &&
+                  workspace.size(1) == 5 * grad_hy.size(1),
+              "_thnn_fused_gru_cell_backward: expected a workspace of [B, 5 H] for grad_hy [B, H], got ",
+              workspace.sizes(), " and ", grad_hy.sizes());
   const auto w = workspace.chunk(5, 1);  // r, z, n, hx, hidden n + bias
   const at::Tensor &r = w[0], &z = w[1], &n = w[2], &hx = w[3], &hidden_n = w[4];
   const at::Tensor grad_z = grad_hy * (hx - n) * (1 - z) * z;

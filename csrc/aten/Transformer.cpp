@@ -60,6 +60,12 @@ Tensor masked_softmax(const Tensor& input, const Tensor& mask, std::optional<int
 
 Tensor masked_softmax_backward(const Tensor& grad_output, const Tensor& output, const Tensor& mask,
                                std::optional<int64_t> dim) {
+  // As on CPU and CUDA: autograd passes the forward's mask, which must then be input-shaped.
+  TORCH_CHECK(mask.scalar_type() == at::kBool, "_masked_softmax_backward: the mask must be a boolean tensor, got ",
+              mask.scalar_type());
+  TORCH_CHECK(mask.sizes() == grad_output.sizes() && output.sizes() == grad_output.sizes(),
+              "_masked_softmax_backward: the mask must have the gradient's shape ", grad_output.sizes(), ", got ",
+              mask.sizes());
   const int64_t d = c10::maybe_wrap_dim(dim.value_or(output.dim() - 1), output.dim());
   return at::_softmax_backward_data(grad_output, output, d, output.scalar_type()).masked_fill_(mask, 0);
 }
@@ -70,11 +76,13 @@ std::tuple<Tensor, Tensor, Tensor> transform_bias_rescale_qkv(const Tensor& qkv,
   TORCH_CHECK(qkv.dim() == 3 && qkv.size(2) % 3 == 0 && qkv_bias.dim() == 1 && qkv_bias.size(0) == qkv.size(2),
               "_transform_bias_rescale_qkv: expected qkv [B, T, 3 D] and a bias of 3 D, got ", qkv.sizes(), " and ",
               qkv_bias.sizes());
+  TORCH_CHECK(qkv_bias.scalar_type() == qkv.scalar_type(), "_transform_bias_rescale_qkv: the bias is ",
+              qkv_bias.scalar_type(), " but qkv is ", qkv.scalar_type());
   const int64_t B = qkv.size(0), T = qkv.size(1), D = qkv.size(2) / 3;
   TORCH_CHECK(num_heads > 0 && D % num_heads == 0, "_transform_bias_rescale_qkv: ", num_heads,
               " heads do not divide the embedding dim ", D);
   const Tensor heads = (qkv + qkv_bias).view({B, T, 3, num_heads, D / num_heads}).permute({2, 0, 3, 1, 4});
-  return {heads[0].mul(1.0 / std::sqrt(static_cast<double>(D / num_heads))), heads[1].contiguous(),
+  return {heads[0].mul(1.0 / std::sqrt(static_cast<double>(D / num_heads))).contiguous(), heads[1].contiguous(),
           heads[2].contiguous()};
 }
 
@@ -120,9 +128,15 @@ std::tuple<Tensor, Tensor> native_multi_head_attention(const Tensor& query, cons
 }
 
 // nn.TransformerEncoder's "sparsity fast path" turns a padded batch into a nested tensor when this
-// says the padding mask can make one. foo has no nested tensors, so none can: the encoder then runs
-// its layers on the padded batch with the mask, which the fast paths above take.
-bool nested_tensor_from_mask_left_aligned(const Tensor& /*padded*/, const Tensor& /*mask*/) {
+// says the padding mask is left-aligned, and it is this operator's only caller in PyTorch. foo has no
+// nested tensors, so it answers no whatever the mask (deliberately: a direct caller asking about the
+// mask's alignment gets a wrong answer): the encoder then runs its layers on the padded batch with
+// the mask, which the fast paths above take.
+bool nested_tensor_from_mask_left_aligned(const Tensor& padded, const Tensor& mask) {
+  TORCH_CHECK(padded.dim() >= 2 && mask.dim() == 2 && mask.size(0) == padded.size(0) &&
+                  mask.size(1) == padded.size(1),
+              "_nested_tensor_from_mask_left_aligned: expected a (B, L) mask for a padded (B, L, ...) batch, got ",
+              mask.sizes(), " and ", padded.sizes());
   return false;
 }
 
