@@ -282,3 +282,26 @@ def test_conv3d_output_and_gradients_are_channels_last_3d_like_cpu(functional, c
     actual, expected = check_gradients(fn, [x, weight, bias])
     assert expected[0].is_contiguous(memory_format=torch.channels_last_3d)
     assert_channels_last_like_cpu(actual, expected)
+
+
+# ---- nn.Unfold and nn.Fold (im2col and col2im, each the other's gradient) ----------------------------
+
+WINDOWS = {
+    "2x2": {"kernel_size": 2},
+    "strided_dilated_padded": {"kernel_size": (3, 2), "dilation": (2, 1), "padding": 1, "stride": (2, 1)},
+}
+
+
+@pytest.mark.parametrize("window", WINDOWS.values(), ids=WINDOWS.keys())
+@pytest.mark.parametrize("batched", [True, False])
+def test_unfold_and_fold_match_cpu(window, batched):
+    shape = (2, 3, 7, 6) if batched else (3, 7, 6)
+    (cols, _), _ = check_gradients(lambda x: F.unfold(x, **window), [randn(*shape).transpose(-1, -2).requires_grad_()])
+    check_gradients(lambda c: F.fold(c, (6, 7), **window), [randn(*cols.shape, seed=1).requires_grad_()])
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64], ids=dtype_id)
+def test_unfold_and_fold_dtypes_match_cpu(dtype):
+    window = WINDOWS["strided_dilated_padded"]
+    (cols,), _ = check_forward(lambda x: (F.unfold(x, **window),), [randn(2, 3, 7, 6, dtype=dtype)])
+    check_forward(lambda c: F.fold(c, (7, 6), **window), [cols.cpu()], LOW_PRECISION.get(dtype))

@@ -1,5 +1,5 @@
 // Convolutions, 1-d, 2-d and 3-d (strided, padded, dilated, grouped, transposed), and their
-// backward, as column matrices (launch/Conv.h) times the weights (launch/Gemm.h). 1-d and 2-d
+// backward, and nn.Unfold / nn.Fold (im2col, col2im), as column matrices (launch/Conv.h) times the weights (launch/Gemm.h). 1-d and 2-d
 // convolutions run as 3-d ones with depth (and height) 1. The batch is processed in chunks whose
 // column matrices stay under kColumnBytes, or one image at a time when a single image's does not
 // (a large 3-d volume's can take gigabytes; allocation failure raises torch.OutOfMemoryError).
@@ -12,6 +12,7 @@
 #include "launch/Conv.h"
 #include "launch/Gemm.h"
 
+#include <ATen/native/im2col_shape_check.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/sum.h>
@@ -216,9 +217,54 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   return {grad_input, grad_weight, grad_bias};
 }
 
+// nn.Unfold and nn.Fold (aten::im2col and col2im, each the other's gradient): the column matrices of
+// a 2-d window over [N, C, H, W] (or [C, H, W]) images, and their sum back into images.
+ConvWindow window_2d(c10::IntArrayRef kernel, c10::IntArrayRef dilation, c10::IntArrayRef padding,
+                     c10::IntArrayRef stride, int64_t height, int64_t width) {
+  ConvWindow w{1, kernel[0], kernel[1], 1, stride[0], stride[1], 0, padding[0], padding[1], 1, dilation[0], dilation[1]};
+  w.out_d = 1;
+  w.out_h = launch::conv_out_size(height, w.kh, w.sh, w.ph, w.dh);
+  w.out_w = launch::conv_out_size(width, w.kw, w.sw, w.pw, w.dw);
+  return w;
+}
+
+Tensor im2col(const Tensor& self, c10::IntArrayRef kernel, c10::IntArrayRef dilation, c10::IntArrayRef padding,
+              c10::IntArrayRef stride) {
+  TORCH_CHECK(kernel.size() == 2 && dilation.size() == 2 && padding.size() == 2 && stride.size() == 2,
+              "im2col: kernel_size, dilation, padding and stride take two values each");
+  at::native::im2col_shape_check(self, Tensor(), kernel[0], kernel[1], dilation[0], dilation[1], padding[0],
+                                 padding[1], stride[0], stride[1]);
+  const c10::DeviceGuard guard(self.device());
+  const Tensor images = (self.dim() == 4 ? self : self.unsqueeze(0)).contiguous();
+  const ConvWindow w = window_2d(kernel, dilation, padding, stride, images.size(2), images.size(3));
+  const Tensor cols = columns(images.unsqueeze(2), w, w.out_h * w.out_w);
+  return self.dim() == 4 ? cols : cols.squeeze(0);
+}
+
+Tensor col2im(const Tensor& self, c10::IntArrayRef output_size, c10::IntArrayRef kernel, c10::IntArrayRef dilation,
+              c10::IntArrayRef padding, c10::IntArrayRef stride) {
+  TORCH_CHECK(output_size.size() == 2 && kernel.size() == 2 && dilation.size() == 2 && padding.size() == 2 &&
+                  stride.size() == 2,
+              "col2im: output_size, kernel_size, dilation, padding and stride take two values each");
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()), "col2im: foo supports floating-point dtypes, got ",
+              self.scalar_type());
+  at::native::col2im_shape_check(self, Tensor(), output_size[0], output_size[1], kernel[0], kernel[1], dilation[0],
+                                 dilation[1], padding[0], padding[1], stride[0], stride[1]);
+  const c10::DeviceGuard guard(self.device());
+  const Tensor cols = (self.dim() == 3 ? self : self.unsqueeze(0)).contiguous();
+  const ConvWindow w = window_2d(kernel, dilation, padding, stride, output_size[0], output_size[1]);
+  Tensor images = at::empty({cols.size(0), cols.size(1) / (w.kh * w.kw), 1, output_size[0], output_size[1]},
+                            cols.options());
+  launch::launch_col2im(cols, images, w);
+  images = images.squeeze(2);
+  return self.dim() == 3 ? images : images.squeeze(0);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("im2col", im2col);
+  m.impl("col2im", col2im);
   m.impl("convolution_overrideable", convolution);
   m.impl("convolution_backward_overrideable", convolution_backward);
 }
