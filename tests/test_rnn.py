@@ -140,3 +140,19 @@ def test_fused_cells_reject_mismatched_shapes():
         torch.ops.aten._thnn_fused_gru_cell(gates, gates[:, :9], torch.randn(2, 4, device=FOO))
     with pytest.raises(RuntimeError, match="both biases or neither"):
         torch.ops.aten._thnn_fused_gru_cell(gates, gates, torch.randn(2, 4, device=FOO), torch.randn(12, device=FOO))
+
+
+@pytest.mark.parametrize("name", ["lstm", "gru_2_layers_bidirectional"])
+def test_packed_sequences_match_cpu(name):
+    cpu, foo = on_both(LAYERS[name])
+    x = torch.randn(6, 3, 5, generator=torch.Generator().manual_seed(2))
+    lengths = torch.tensor([4, 6, 2])  # unsorted: the layer sorts and unsorts the batch
+    outputs = []
+    for model, device in ((cpu, "cpu"), (foo, FOO)):
+        packed = nn.utils.rnn.pack_padded_sequence(x.to(device), lengths, enforce_sorted=False)
+        out, _ = model(packed)
+        padded, _ = nn.utils.rnn.pad_packed_sequence(out)
+        padded.square().sum().backward()
+        outputs.append(padded.detach().cpu())
+    torch.testing.assert_close(outputs[1], outputs[0], rtol=1e-4, atol=1e-5)
+    assert_grads_close(cpu, foo)
