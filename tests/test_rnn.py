@@ -156,3 +156,19 @@ def test_packed_sequences_match_cpu(name):
         outputs.append(padded.detach().cpu())
     torch.testing.assert_close(outputs[1], outputs[0], rtol=1e-4, atol=1e-5)
     assert_grads_close(cpu, foo)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64], ids=str)
+@pytest.mark.parametrize("name", ["lstm", "gru"])
+def test_other_dtypes_match_cpu_float32(name, dtype):
+    # The cells compute in float32 for 16-bit dtypes (storing their workspace in the dtype, as CUDA).
+    cpu, foo = on_both(LAYERS[name])
+    foo.to(dtype)
+    x = torch.randn(4, 3, 5, generator=torch.Generator().manual_seed(3))
+    expected, _ = cpu(x)
+    x_foo = x.to(FOO, dtype).requires_grad_()
+    actual, _ = foo(x_foo)
+    tolerance = {torch.float16: 1e-2, torch.bfloat16: 5e-2, torch.float64: 1e-6}[dtype]
+    torch.testing.assert_close(actual.float().cpu(), expected.detach(), rtol=tolerance, atol=tolerance)
+    actual.float().square().sum().backward()
+    assert x_foo.grad.dtype == dtype and torch.isfinite(x_foo.grad).all()
