@@ -164,11 +164,13 @@ def test_other_dtypes_match_cpu_float32(name, dtype):
     # The cells compute in float32 for 16-bit dtypes (storing their workspace in the dtype, as CUDA).
     cpu, foo = on_both(LAYERS[name])
     foo.to(dtype)
-    x = torch.randn(4, 3, 5, generator=torch.Generator().manual_seed(3))
+    x = torch.randn(4, 3, 5, generator=torch.Generator().manual_seed(3)).requires_grad_()
     expected, _ = cpu(x)
-    x_foo = x.to(FOO, dtype).requires_grad_()
+    x_foo = x.detach().to(FOO, dtype).requires_grad_()
     actual, _ = foo(x_foo)
     tolerance = {torch.float16: 1e-2, torch.bfloat16: 5e-2, torch.float64: 1e-6}[dtype]
     torch.testing.assert_close(actual.float().cpu(), expected.detach(), rtol=tolerance, atol=tolerance)
+    expected.square().sum().backward()
     actual.float().square().sum().backward()
-    assert x_foo.grad.dtype == dtype and torch.isfinite(x_foo.grad).all()
+    assert x_foo.grad.dtype == dtype
+    torch.testing.assert_close(x_foo.grad.float().cpu(), x.grad, rtol=tolerance, atol=tolerance)
