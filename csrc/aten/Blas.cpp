@@ -12,10 +12,10 @@
 #include <ATen/ops/bmm_meta.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/gelu.h>
-#include <ATen/ops/relu.h>
 #include <ATen/ops/linalg_cross_meta.h>
-#include <ATen/ops/roll.h>
 #include <ATen/ops/mm_meta.h>
+#include <ATen/ops/relu.h>
+#include <ATen/ops/roll.h>
 
 namespace foo_cl::aten {
 namespace {

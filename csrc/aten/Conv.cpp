@@ -1,6 +1,6 @@
 // Convolutions, 1-d, 2-d and 3-d (strided, padded, dilated, grouped, transposed), and their
-// backward, and nn.Unfold / nn.Fold (im2col, col2im), as column matrices (launch/Conv.h) times the weights (launch/Gemm.h). 1-d and 2-d
-// convolutions run as 3-d ones with depth (and height) 1. The batch is processed in chunks whose
+// backward, as column matrices (launch/Conv.h) times the weights (launch/Gemm.h); nn.Unfold and
+// nn.Fold (im2col, col2im) are the column matrices alone. 1-d and 2-d convolutions run as 3-d ones with depth (and height) 1. The batch is processed in chunks whose
 // column matrices stay under kColumnBytes, or one image at a time when a single image's does not
 // (a large 3-d volume's can take gigabytes; allocation failure raises torch.OutOfMemoryError).
 //
@@ -221,7 +221,9 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
 // a 2-d window over [N, C, H, W] (or [C, H, W]) images, and their sum back into images.
 ConvWindow window_2d(c10::IntArrayRef kernel, c10::IntArrayRef dilation, c10::IntArrayRef padding,
                      c10::IntArrayRef stride, int64_t height, int64_t width) {
-  ConvWindow w{1, kernel[0], kernel[1], 1, stride[0], stride[1], 0, padding[0], padding[1], 1, dilation[0], dilation[1]};
+  // Kernel, stride, padding and dilation, each (depth, height, width): a window of depth 1.
+  ConvWindow w{1, kernel[0], kernel[1], 1, stride[0], stride[1],
+               0, padding[0], padding[1], 1, dilation[0], dilation[1]};
   w.out_d = 1;
   w.out_h = launch::conv_out_size(height, w.kh, w.sh, w.ph, w.dh);
   w.out_w = launch::conv_out_size(width, w.kw, w.sw, w.pw, w.dw);

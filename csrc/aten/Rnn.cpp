@@ -52,7 +52,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> fused_lstm_cell(const at::Tensor&
   const at::Tensor b_ih = or_undefined(input_bias), b_hh = or_undefined(hidden_bias);
   check_cell("_thnn_fused_lstm_cell", input_gates, hidden_gates, b_ih, b_hh, cx, 4);
   const at::Tensor c = cx.contiguous();
-  at::Tensor hy = at::empty_like(c), cy = at::empty_like(c), workspace = at::empty({c.size(0), 4 * c.size(1)}, c.options());
+  at::Tensor hy = at::empty_like(c), cy = at::empty_like(c);
+  at::Tensor workspace = at::empty({c.size(0), 4 * c.size(1)}, c.options());
   launch::launch_lstm_cell(input_gates.contiguous(), hidden_gates.contiguous(), contiguous_or_undefined(b_ih),
                            contiguous_or_undefined(b_hh), c, hy, cy, workspace);
   return {std::move(hy), std::move(cy), std::move(workspace)};
@@ -67,7 +68,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> fused_lstm_cell_backward_impl(
                   workspace.size(0) == cx.size(0) && workspace.size(1) == 4 * cx.size(1),
               "_thnn_fused_lstm_cell_backward_impl: expected cx and cy [B, H] and a workspace of [B, 4 H], got ",
               cx.sizes(), ", ", cy.sizes(), " and ", workspace.sizes());
-  at::Tensor grad_gates = at::empty({cx.size(0), 4 * cx.size(1)}, cx.options()), grad_cx = at::empty_like(cx.contiguous());
+  at::Tensor grad_gates = at::empty({cx.size(0), 4 * cx.size(1)}, cx.options());
+  at::Tensor grad_cx = at::empty_like(cx.contiguous());
   launch::launch_lstm_cell_backward(contiguous_or_undefined(grad_hy), contiguous_or_undefined(grad_cy),
                                     cx.contiguous(), cy.contiguous(), workspace.contiguous(), grad_gates, grad_cx);
   at::Tensor grad_bias = has_bias ? grad_gates.sum(0) : at::Tensor();

@@ -54,8 +54,9 @@ Tensor broadcast_mask(const Tensor& input, const Tensor& mask, std::optional<int
 Tensor masked_softmax(const Tensor& input, const Tensor& mask, std::optional<int64_t> dim,
                       std::optional<int64_t> mask_type) {
   const int64_t d = c10::maybe_wrap_dim(dim.value_or(input.dim() - 1), input.dim());
-  return at::softmax(input.masked_fill(broadcast_mask(input, mask, mask_type), -std::numeric_limits<double>::infinity()),
-                     d);
+  const Tensor masked =
+      input.masked_fill(broadcast_mask(input, mask, mask_type), -std::numeric_limits<double>::infinity());
+  return at::softmax(masked, d);
 }
 
 Tensor masked_softmax_backward(const Tensor& grad_output, const Tensor& output, const Tensor& mask,

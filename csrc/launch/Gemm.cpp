@@ -160,7 +160,7 @@ void launch_kernel(const Gemm& g, const char* name, const std::string& options, 
   // With K == 0 the operands are empty and never read: any buffer fills their slots.
   auto operand = [&](const at::Tensor& t) { return t.numel() > 0 ? t.const_data_ptr() : g.c.const_data_ptr(); };
   call.buffer(g.c.const_data_ptr()).buffer(operand(g.a)).buffer(operand(g.b));
-  call.buffer(g.d.defined() ? g.d.const_data_ptr() : g.c.const_data_ptr()).value(shape_of(g));
+  call.buffer(or_unused(g.d, g.c)).value(shape_of(g));
   call.scalar(g.alpha, g.compute).scalar(g.d.defined() ? g.beta : c10::Scalar(0), g.compute);
   for (int64_t value : extra) call.value(value);
   call.launch_nd(global, local);

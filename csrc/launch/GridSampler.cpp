@@ -70,7 +70,7 @@ void launch_grid_sampler_backward(const at::Tensor& grad_output, const at::Tenso
         .buffer(grad_output.const_data_ptr())
         .buffer(input.const_data_ptr())
         .buffer(grid.const_data_ptr())
-        .buffer(grads_in.defined() ? grads_in.data_ptr() : grads_grid.data_ptr())  // unused without GRAD_INPUT
+        .buffer(or_unused(grads_in, grads_grid))  // unused without GRAD_INPUT
         .buffer(grads_grid.data_ptr())
         .value(grid_shape(input, grid))
         .count(n)

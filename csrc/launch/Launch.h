@@ -13,6 +13,7 @@
 #include <c10/util/FunctionRef.h>
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,15 @@ std::string index_option(int64_t n);
 // Whether a foo address starts on a multiple of `bytes` (device addresses keep the buffers' alignment).
 inline bool is_vector_aligned(const void* address, size_t bytes) {
   return reinterpret_cast<uintptr_t>(address) % bytes == 0;
+}
+
+// The address of a tensor argument, or of `stand_in` when the tensor is undefined (absent): an
+// optional tensor still fills its kernel argument slot, which the kernel then does not read.
+inline const void* or_unused(const at::Tensor& t, const at::Tensor& stand_in) {
+  return t.defined() ? t.const_data_ptr() : stand_in.const_data_ptr();
+}
+inline const void* or_unused(const std::optional<at::Tensor>& t, const at::Tensor& stand_in) {
+  return t ? or_unused(*t, stand_in) : stand_in.const_data_ptr();
 }
 
 // Writes `value` converted to the kernel compute dtype `compute` (ct in kernels_cl) to `dst`; returns its size.

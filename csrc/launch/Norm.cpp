@@ -26,11 +26,6 @@ std::string norm_options(const at::Tensor& input, const at::Tensor& stats, const
   return options;
 }
 
-// An undefined optional parameter still fills its kernel argument slot.
-const void* or_unused(const at::Tensor& t, const at::Tensor& any) {
-  return t.defined() ? t.const_data_ptr() : any.const_data_ptr();
-}
-
 }  // namespace
 
 void launch_moments(const at::Tensor& input, int64_t groups, int64_t outer, int64_t inner, const at::Tensor& mean,

@@ -36,11 +36,6 @@ std::string step_options(const at::Tensor& param, const std::optional<at::Tensor
   return options;
 }
 
-// An absent optional tensor still fills its kernel argument slot.
-const void* or_unused(const std::optional<at::Tensor>& t, const at::Tensor& any) {
-  return t && t->defined() ? t->const_data_ptr() : any.const_data_ptr();
-}
-
 }  // namespace
 
 void launch_adam_step(const at::Tensor& param, const at::Tensor& grad, const at::Tensor& exp_avg,

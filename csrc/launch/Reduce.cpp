@@ -246,7 +246,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
     call.value(static_cast<cl_uint>(slices)).value(static_cast<cl_ulong>(chunk));
     call.scalar(params[0], op.compute);
     call.scalar(params[1], op.compute);
-    call.buffer(partial.defined() ? partial.const_data_ptr() : values.const_data_ptr());
+    call.buffer(or_unused(partial, values));
   };
 
   // Outer reductions of a contiguous fastest kept dim (no index output): a work-item takes W

@@ -22,7 +22,7 @@ void launch_cell(const char* name, const at::Tensor& state, std::initializer_lis
                   dtype_option("DT", state.scalar_type()) + index_option(n) + options);
   for (const at::Tensor* t : tensors) {
     TORCH_INTERNAL_ASSERT(!t->defined() || t->is_contiguous());
-    call.buffer(t->defined() ? t->const_data_ptr() : state.const_data_ptr());
+    call.buffer(or_unused(*t, state));
   }
   call.count(state.size(1)).count(n).launch(n);
 }

@@ -49,7 +49,7 @@ void launch_scan(Scan scan, const at::Tensor& self, const at::Tensor& out, const
   const std::string options = dtype_option("IN0", input.scalar_type()) + dtype_option("OUT", out_type) +
                               compute_option(compute_type(out_type)) + scan_option(scan);
   KernelCall call(out.device().index(), "scan/scan", "scan_contig", options);
-  call.buffer(result.const_data_ptr()).buffer(where.defined() ? where.const_data_ptr() : result.const_data_ptr());
+  call.buffer(result.const_data_ptr()).buffer(or_unused(where, result));
   call.buffer(input.const_data_ptr());
   call.value(static_cast<uint64_t>(outer)).value(static_cast<uint64_t>(size)).value(static_cast<uint64_t>(inner));
   call.launch(outer * inner);
