@@ -1,5 +1,6 @@
 // Indexing (launch/Index): index_select (and so embedding; its dense backward sums each weight row
-// deterministically; max_norm rescales rows), masked_select, masked_scatter_ and nonzero (a running
+// deterministically; max_norm rescales rows), EmbeddingBag (a kernel per bag and feature; sum and
+// mean gradients through the embedding backward, max gradients scattered), masked_select, masked_scatter_ and nonzero (a running
 // count of the selected elements gives each its slot), advanced indexing (indexed dims merged into
 // one, then index_select, scatter or scatter_add along it), tril and triu.
 #include "aten/Out.h"
@@ -29,6 +30,8 @@
 #include <ATen/ops/nonzero.h>
 #include <ATen/ops/searchsorted.h>
 #include <ATen/ops/where.h>
+#include <ATen/ops/stack.h>
+#include <ATen/ops/diff.h>
 #include <ATen/ops/zeros.h>
 #include <ATen/native/Resize.h>
 #include <ATen/WrapDimUtils.h>
@@ -102,6 +105,142 @@ Tensor& embedding_renorm_(Tensor& self, const Tensor& indices, double max_norm, 
   const Tensor scale = at::where(norms > max_norm, (norms + 1e-7).reciprocal() * max_norm, 1.0);
   self.index_copy_(0, rows, weights * scale);
   return self;
+}
+
+constexpr int64_t kBagSum = 0, kBagMean = 1, kBagMax = 2;  // embedding_bag's modes
+
+// nn.EmbeddingBag: indices and offsets promoted to one dtype and checked as on CPU (one wait for the
+// device), then launch_embedding_bag. Returns (output, offset2bag, bag_size, max_indices) as CUDA
+// does; max_indices is empty but in max mode, where an empty bag's entries are -1.
+std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight, const Tensor& indices_,
+                                                         const Tensor& offsets_, bool /*scale_grad_by_freq*/,
+                                                         int64_t mode, bool /*sparse*/,
+                                                         const std::optional<Tensor>& per_sample_weights_,
+                                                         bool include_last_offset, int64_t padding_idx) {
+  TORCH_CHECK(weight.dim() == 2, "embedding_bag: weight has to be a 2D Tensor, but got Tensor of dimension ",
+              weight.dim());
+  TORCH_CHECK(indices_.dim() == 1, "embedding_bag: input has to be a 1D Tensor, but got Tensor of dimension ",
+              indices_.dim());
+  TORCH_CHECK(offsets_.dim() == 1, "embedding_bag: offsets has to be a 1D Tensor, but got Tensor of dimension ",
+              offsets_.dim());
+  for (const Tensor& t : {indices_, offsets_}) {
+    TORCH_CHECK(t.scalar_type() == at::kLong || t.scalar_type() == at::kInt,
+                "embedding_bag: expected indices and offsets of dtype int64 or int32, but got ", t.scalar_type());
+    TORCH_CHECK(t.device() == weight.device(), "embedding_bag: expected indices and offsets on ", weight.device(),
+                " like weight, but got ", t.device());
+  }
+  TORCH_CHECK(mode >= kBagSum && mode <= kBagMax, "embedding_bag: unknown mode ", mode);
+  const bool weighted = per_sample_weights_.has_value() && per_sample_weights_->defined();
+  const std::optional<Tensor> per_sample_weights = weighted ? per_sample_weights_ : std::nullopt;
+  if (weighted) {
+    TORCH_CHECK(mode == kBagSum, "embedding_bag: per_sample_weights only supported with mode='sum'");
+    TORCH_CHECK(per_sample_weights->dim() == 1 && per_sample_weights->numel() == indices_.numel(),
+                "embedding_bag: per_sample_weights must be 1-D with one weight per index (", indices_.numel(),
+                "), but got shape ", per_sample_weights->sizes());
+    TORCH_CHECK(per_sample_weights->scalar_type() == weight.scalar_type() &&
+                    per_sample_weights->device() == weight.device(),
+                "embedding_bag: per_sample_weights must have weight's dtype and device (", weight.scalar_type(), " on ",
+                weight.device(), "), but got ", per_sample_weights->scalar_type(), " on ",
+                per_sample_weights->device());
+  }
+  const at::ScalarType index_type = at::promote_types(indices_.scalar_type(), offsets_.scalar_type());
+  const Tensor indices = indices_.to(index_type).contiguous(), offsets = offsets_.to(index_type).contiguous();
+  const int64_t n = indices.numel();
+  TORCH_CHECK(!include_last_offset || offsets.numel() >= 1, "include_last_offset: numBags should be at least 1");
+  const int64_t bags = offsets.numel() - (include_last_offset ? 1 : 0);
+  const c10::DeviceGuard guard(weight.device());
+
+  // One copy to the host of what CPU checks: the indices' range, the first and last offsets and
+  // (CPU fails on it less clearly) that the offsets do not decrease.
+  std::vector<Tensor> facts;
+  if (n > 0) {
+    const auto [low, high] = at::aminmax(indices);
+    facts.insert(facts.end(), {low, high});
+  }
+  if (offsets.numel() > 0) facts.insert(facts.end(), {offsets.select(0, 0), offsets.select(0, -1)});
+  if (offsets.numel() > 1) facts.push_back(at::diff(offsets).min());
+  if (!facts.empty()) {
+    const Tensor host = at::stack(facts).to(at::kCPU, at::kLong);
+    const int64_t* f = host.const_data_ptr<int64_t>();
+    if (n > 0) {
+      TORCH_CHECK(f[0] >= 0 && f[1] < weight.size(0), "embedding_bag: indices must be in [0, ", weight.size(0),
+                  "), but got values from ", f[0], " to ", f[1]);
+      f += 2;
+    }
+    if (offsets.numel() > 0) {
+      TORCH_CHECK(f[0] == 0, "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from ",
+                  "position 0. However, got ", f[0]);
+      TORCH_CHECK(f[1] <= n, "offsets[-1] can not be greater than input's length ", n, " but got offsets[-1] of ",
+                  f[1]);
+    }
+    TORCH_CHECK(offsets.numel() <= 1 || f[2] >= 0, "embedding_bag: offsets must not decrease, but got a step of ",
+                f[2]);
+  }
+
+  const Tensor out = at::empty({bags, weight.size(1)}, weight.options());
+  const Tensor offset2bag = at::empty({n}, indices.options());
+  const Tensor bag_size = at::empty({bags}, indices.options());
+  const Tensor max_indices = at::empty(mode == kBagMax ? at::IntArrayRef{bags, weight.size(1)} : at::IntArrayRef{0},
+                                       indices.options());
+  if (n == 0 || bags == 0) {
+    // No index in any bag (indices past the offsets of no bag have no gradient): nothing reads offset2bag.
+    out.zero_();
+    bag_size.zero_();
+    max_indices.fill_(-1);
+  } else if (weight.size(1) > 0) {
+    launch::launch_embedding_bag(weight, indices, offsets, per_sample_weights, mode, padding_idx, out, offset2bag,
+                                 bag_size, max_indices);
+  } else if (bags > 0) {
+    // No features to fold: a one-feature stand-in still gives each index its bag and each bag its size.
+    const Tensor feature = at::zeros({weight.size(0), 1}, weight.options());
+    launch::launch_embedding_bag(feature, indices, offsets, per_sample_weights, mode, padding_idx,
+                                 at::empty({bags, 1}, weight.options()), offset2bag, bag_size,
+                                 mode == kBagMax ? at::empty({bags, 1}, indices.options()) : max_indices);
+  }
+  return {out, offset2bag, bag_size, max_indices};
+}
+
+// Sum and mean: each index's row folds in its bag's gradient (launch_embedding_backward's bags);
+// max: each maximum's row takes the gradient of its bag and feature.
+Tensor embedding_bag_dense_backward(const Tensor& grad, const Tensor& indices, const Tensor& offset2bag,
+                                    const Tensor& bag_size, const Tensor& max_indices, int64_t num_weights,
+                                    bool scale_grad_by_freq, int64_t mode,
+                                    const std::optional<Tensor>& per_sample_weights, int64_t padding_idx) {
+  const c10::DeviceGuard guard(grad.device());
+  Tensor out = at::zeros({num_weights, grad.size(1)}, grad.options());
+  if (out.numel() == 0 || indices.numel() == 0 || grad.size(0) == 0) return out;
+  if (mode == kBagMax) {
+    const Tensor rows = max_indices.to(at::kLong);
+    const Tensor empty = rows.lt(0);
+    return out.scatter_add_(0, rows.masked_fill(empty, 0), grad.masked_fill(empty, 0));
+  }
+  const launch::Bags bags{offset2bag.contiguous(), bag_size.contiguous(),
+                          per_sample_weights && per_sample_weights->defined() ? per_sample_weights : std::nullopt,
+                          mode == kBagMean};
+  launch::launch_embedding_backward(grad, indices, padding_idx, scale_grad_by_freq, out, &bags);
+  return out;
+}
+
+Tensor embedding_bag_backward(const Tensor& grad, const Tensor& indices, const Tensor& /*offsets*/,
+                              const Tensor& offset2bag, const Tensor& bag_size, const Tensor& max_indices,
+                              int64_t num_weights, bool scale_grad_by_freq, int64_t mode, bool sparse,
+                              const std::optional<Tensor>& per_sample_weights, int64_t padding_idx) {
+  TORCH_CHECK(!sparse, "embedding_bag: foo has no sparse tensors, so sparse=True gradients are not supported; ",
+              "use sparse=False");
+  return embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, max_indices, num_weights,
+                                      scale_grad_by_freq, mode, per_sample_weights, padding_idx);
+}
+
+// The gradient of sum mode's per-sample weight i: its bag's gradient row dotted with its weight row
+// (0 for padding_idx).
+Tensor embedding_bag_per_sample_weights_backward(const Tensor& grad, const Tensor& weight, const Tensor& indices,
+                                                 const Tensor& /*offsets*/, const Tensor& offset2bag, int64_t mode,
+                                                 int64_t padding_idx) {
+  TORCH_CHECK(mode == kBagSum, "embedding_bag_backward: per_sample_weights only supported for mode='sum'");
+  const c10::DeviceGuard guard(grad.device());
+  if (grad.size(0) == 0) return at::zeros({indices.numel()}, grad.options());
+  const Tensor dots = (grad.index_select(0, offset2bag) * weight.index_select(0, indices)).sum(1);
+  return padding_idx < 0 ? dots : dots.masked_fill(indices.eq(padding_idx), 0);
 }
 
 // The selected elements as a contiguous bool tensor and their inclusive running count; returns
@@ -362,6 +501,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index.Tensor_out", index_out);
   m.impl("_index_put_impl_", index_put_impl_);
   m.impl("embedding_renorm_", embedding_renorm_);
+  m.impl("_embedding_bag", embedding_bag);
+  m.impl("_embedding_bag_forward_only", embedding_bag);
+  m.impl("_embedding_bag_backward", embedding_bag_backward);
+  m.impl("_embedding_bag_dense_backward", embedding_bag_dense_backward);
+  m.impl("_embedding_bag_per_sample_weights_backward", embedding_bag_per_sample_weights_backward);
   m.impl("masked_scatter_", masked_scatter_);
   m.impl("masked_select", masked_select);
   m.impl("masked_select.out", masked_select_out);

@@ -1,7 +1,7 @@
-// Indexing launches: index_select and compaction, one work-item per element; the embedding backward
-// and sorted folds, a stable sort of the row keys, then one work-item per output element or run of
-// equal keys; gather and scatter over an iterator of the index's shape, the indexed tensor viewed
-// there with stride 0 along the dim.
+// Indexing launches: index_select and compaction, one work-item per element; EmbeddingBag's forward,
+// one per bag and feature; the embedding backward and sorted folds, a stable sort of the row keys,
+// then one work-item per output element or run of equal keys; gather and scatter over an iterator
+// of the index's shape, the indexed tensor viewed there with stride 0 along the dim.
 #include "launch/Index.h"
 
 #include "launch/Launch.h"
@@ -163,7 +163,7 @@ void launch_index_select(const at::Tensor& self, int64_t dim, const at::Tensor& 
 }
 
 void launch_embedding_backward(const at::Tensor& grad, const at::Tensor& indices, int64_t padding_idx,
-                               bool scale_grad_by_freq, const at::Tensor& out) {
+                               bool scale_grad_by_freq, const at::Tensor& out, const Bags* bags) {
   const int64_t m = indices.numel(), n = out.numel();
   if (n == 0) return;
   const c10::DeviceGuard guard(grad.device());
@@ -174,13 +174,56 @@ void launch_embedding_backward(const at::Tensor& grad, const at::Tensor& indices
   std::string options = dtype_option("DT", rows.scalar_type()) +
                         dtype_option("ACC", float_accumulate_type(rows.scalar_type())) + index_option(n);
   if (scale_grad_by_freq) options += "-DSCALE_BY_FREQUENCY ";
-  KernelCall(rows.device().index(), "index/embedding_backward", "embedding_backward", options)
-      .buffer(rows.const_data_ptr())
+  if (bags) {
+    options += "-DBAGS " + dtype_option("IT", bags->offset2bag.scalar_type());
+    if (bags->per_sample_weights) options += "-DPER_SAMPLE_WEIGHTS ";
+    if (bags->mean) options += "-DMODE_MEAN ";
+  }
+  KernelCall call(rows.device().index(), "index/embedding_backward", "embedding_backward", options);
+  call.buffer(rows.const_data_ptr())
       .buffer(sorted.const_data_ptr())
       .buffer(order.const_data_ptr())
       .buffer(out.data_ptr())
       .value(static_cast<uint64_t>(m))
       .value(static_cast<uint64_t>(rows.size(-1)))
+      .value(padding_idx);
+  if (bags) {
+    const std::optional<at::Tensor>& weights = bags->per_sample_weights;
+    call.buffer(bags->offset2bag.const_data_ptr())
+        .buffer(bags->bag_size.const_data_ptr())
+        .buffer(or_unused(weights, rows))
+        .value(static_cast<int64_t>(weights ? weights->stride(0) : 0));
+  }
+  call.count(n).launch(n);
+}
+
+void launch_embedding_bag(const at::Tensor& weight, const at::Tensor& indices, const at::Tensor& offsets,
+                          const std::optional<at::Tensor>& per_sample_weights, int64_t mode, int64_t padding_idx,
+                          const at::Tensor& out, const at::Tensor& offset2bag,
+                          const at::Tensor& bag_size, const at::Tensor& max_indices) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const c10::DeviceGuard guard(weight.device());
+  static constexpr const char* kModes[] = {"-DMODE_SUM ", "-DMODE_MEAN ", "-DMODE_MAX "};
+  std::string options = dtype_option("DT", weight.scalar_type()) +
+                        dtype_option("ACC", float_accumulate_type(weight.scalar_type())) +
+                        dtype_option("IT", indices.scalar_type()) + kModes[mode] + index_option(n);
+  if (per_sample_weights) options += "-DPER_SAMPLE_WEIGHTS ";
+  KernelCall(weight.device().index(), "index/embedding_bag", "embedding_bag", options)
+      .buffer(weight.const_data_ptr())
+      .buffer(indices.const_data_ptr())
+      .buffer(offsets.const_data_ptr())
+      .buffer(or_unused(per_sample_weights, weight))
+      .buffer(out.data_ptr())
+      .buffer(offset2bag.data_ptr())
+      .buffer(bag_size.data_ptr())
+      .buffer(max_indices.numel() > 0 ? max_indices.data_ptr() : bag_size.data_ptr())
+      .value(weight.stride(0))
+      .value(weight.stride(1))
+      .value(static_cast<int64_t>(per_sample_weights ? per_sample_weights->stride(0) : 0))
+      .value(static_cast<uint64_t>(out.size(0)))
+      .value(static_cast<uint64_t>(indices.numel()))
+      .value(static_cast<uint64_t>(out.size(1)))
       .value(padding_idx)
       .count(n)
       .launch(n);

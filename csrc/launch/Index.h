@@ -7,6 +7,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <optional>
 
 namespace foo_cl::launch {
 
@@ -26,11 +27,34 @@ void launch_fold_sorted(const at::Tensor& out, const at::Tensor& keys, const at:
 // index (contiguous, int32 or int64, at most 1-d) along dim.
 void launch_index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& out);
 
+// What nn.EmbeddingBag's sum and mean gradients need besides an embedding's (all contiguous, of the
+// indices' dtype but per_sample_weights): each index's bag, the bags' sizes.
+struct Bags {
+  at::Tensor offset2bag;
+  at::Tensor bag_size;
+  std::optional<at::Tensor> per_sample_weights;  // 1-d, any stride, grad's dtype
+  bool mean = false;
+};
+
 // out (contiguous [num_weights, dim]) = the dense gradient of an embedding: row w sums the rows of
 // grad ([..., dim], any layout) whose index is w, divided by their number with scale_grad_by_freq;
 // row padding_idx is zero. indices (any integer dtype) are sorted first, so the sums are deterministic.
+// With `bags`, grad is [bags, dim] and index i takes row offset2bag[i], times its per-sample weight,
+// or divided by its bag's size when mean.
 void launch_embedding_backward(const at::Tensor& grad, const at::Tensor& indices, int64_t padding_idx,
-                               bool scale_grad_by_freq, const at::Tensor& out);
+                               bool scale_grad_by_freq, const at::Tensor& out, const Bags* bags = nullptr);
+
+// nn.EmbeddingBag's forward (arguments checked by the caller): out [bags, dim] (contiguous) folds,
+// for each bag, the rows of weight (2-d, any layout) named by indices[offsets[b], end) except
+// padding_idx, end = offsets[b + 1] (the number of indices for the last bag), by `mode`: 0 sums
+// (times the per-sample weights when given), 1 averages, 2 takes the maximum, its rows going to
+// max_indices [bags, dim]. offset2bag ([indices]) gets each position's bag and bag_size ([bags]) how
+// many rows each folded. indices, offsets and the index outputs are contiguous and of one dtype,
+// int32 or int64.
+void launch_embedding_bag(const at::Tensor& weight, const at::Tensor& indices, const at::Tensor& offsets,
+                          const std::optional<at::Tensor>& per_sample_weights, int64_t mode, int64_t padding_idx,
+                          const at::Tensor& out, const at::Tensor& offset2bag,
+                          const at::Tensor& bag_size, const at::Tensor& max_indices);
 
 // out (any layout, 1-d) = the elements of values (contiguous) where selected (contiguous bool of
 // values' shape) is true, in order; positions (int64) is selected's inclusive running count.
