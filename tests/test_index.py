@@ -232,6 +232,13 @@ def test_embedding_out_of_range_index_raises_index_error_like_cpu():
     )
 
 
+def test_sparse_embedding_gradient_raises_a_clear_error():
+    embedding = torch.nn.Embedding(10, 3, sparse=True).to(FOO)
+    output = embedding(torch.tensor([1, 2, 2], device=FOO))
+    with pytest.raises(RuntimeError, match="foo has no sparse tensors.*sparse=False"):
+        output.sum().backward()
+
+
 @pytest.mark.parametrize("in_place", [False, True], ids=["out_of_place", "in_place"])
 @pytest.mark.parametrize("diagonal", [-5, -2, -1, 0, 1, 3, 6])
 @pytest.mark.parametrize("op", ["tril", "triu"])

@@ -200,6 +200,15 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight, c
   return {out, offset2bag, bag_size, max_indices};
 }
 
+constexpr const char* kNoSparseGradients =
+    "foo has no sparse tensors, so sparse=True gradients are not supported; use sparse=False";
+
+// nn.Embedding(sparse=True)'s gradient: raises, where it would fail to build a sparse tensor.
+Tensor embedding_sparse_backward(const Tensor& /*grad*/, const Tensor& /*indices*/, int64_t /*num_weights*/,
+                                 int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/) {
+  TORCH_CHECK(false, "embedding: ", kNoSparseGradients);
+}
+
 // Sum and mean: each index's row folds in its bag's gradient (launch_embedding_backward's bags);
 // max: each maximum's row takes the gradient of its bag and feature.
 Tensor embedding_bag_dense_backward(const Tensor& grad, const Tensor& indices, const Tensor& offset2bag,
@@ -225,8 +234,7 @@ Tensor embedding_bag_backward(const Tensor& grad, const Tensor& indices, const T
                               const Tensor& offset2bag, const Tensor& bag_size, const Tensor& max_indices,
                               int64_t num_weights, bool scale_grad_by_freq, int64_t mode, bool sparse,
                               const std::optional<Tensor>& per_sample_weights, int64_t padding_idx) {
-  TORCH_CHECK(!sparse, "embedding_bag: foo has no sparse tensors, so sparse=True gradients are not supported; ",
-              "use sparse=False");
+  TORCH_CHECK(!sparse, "embedding_bag: ", kNoSparseGradients);
   return embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, max_indices, num_weights,
                                       scale_grad_by_freq, mode, per_sample_weights, padding_idx);
 }
@@ -497,6 +505,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index_select", index_select);
   m.impl("index_select.out", index_select_out);
   m.impl("embedding_dense_backward", embedding_dense_backward);
+  m.impl("embedding_sparse_backward", embedding_sparse_backward);
   m.impl("index.Tensor", index);
   m.impl("index.Tensor_out", index_out);
   m.impl("_index_put_impl_", index_put_impl_);
