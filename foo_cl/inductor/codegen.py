@@ -362,6 +362,14 @@ class OpenCLOverrides(OpOverrides):
         return f"erf({x})" if _dtype_of(x) == torch.float64 else f"FOO_ERF({x})"
 
     @staticmethod
+    def sin(x: CSEVariable) -> str:
+        return f"sin({x})" if _dtype_of(x) == torch.float64 else f"FOO_SIN({x})"
+
+    @staticmethod
+    def cos(x: CSEVariable) -> str:
+        return f"cos({x})" if _dtype_of(x) == torch.float64 else f"FOO_COS({x})"
+
+    @staticmethod
     def ldexp(x: CSEVariable, n: CSEVariable) -> str:
         return f"ldexp({x}, FOO_CVT(int, {n}))"
 
@@ -404,8 +412,6 @@ class OpenCLOverrides(OpOverrides):
     log1p = _builtin("log1p")
     sqrt = _builtin("sqrt")
     rsqrt = _builtin("rsqrt")
-    sin = _builtin("sin")
-    cos = _builtin("cos")
     tan = _builtin("tan")
     asin = _builtin("asin")
     acos = _builtin("acos")
