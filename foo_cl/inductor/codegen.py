@@ -370,6 +370,10 @@ class OpenCLOverrides(OpOverrides):
         return f"cos({x})" if _dtype_of(x) == torch.float64 else f"FOO_COS({x})"
 
     @staticmethod
+    def tan(x: CSEVariable) -> str:
+        return f"tan({x})" if _dtype_of(x) == torch.float64 else f"FOO_TAN({x})"
+
+    @staticmethod
     def ldexp(x: CSEVariable, n: CSEVariable) -> str:
         return f"ldexp({x}, FOO_CVT(int, {n}))"
 
@@ -412,7 +416,6 @@ class OpenCLOverrides(OpOverrides):
     log1p = _builtin("log1p")
     sqrt = _builtin("sqrt")
     rsqrt = _builtin("rsqrt")
-    tan = _builtin("tan")
     asin = _builtin("asin")
     acos = _builtin("acos")
     atan = _builtin("atan")

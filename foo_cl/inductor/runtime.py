@@ -16,9 +16,6 @@ from foo_cl import _C
 
 _INT64 = struct.Struct("<q")
 LANES = 8  # codegen.VECTOR_WIDTH: a reduction's loop takes this many elements a turn
-# OpenCL's "inhibit all warnings": PoCL prints the warnings of every program it builds (its clang
-# warns that 8-wide 64-bit vectors change the ABI on AVX2 CPUs), which a user cannot act on.
-BUILD_OPTIONS = "-w"
 
 
 @functools.cache
@@ -68,6 +65,4 @@ class FooKernel:
                     f"{_loop_limit(device)} iterations foo:{device} ({name}) runs before its driver ends a loop; "
                     "run this reduction eagerly or use another OpenCL driver"
                 )
-        _C._launch_generated_kernel(
-            device, self.source, self.name, BUILD_OPTIONS, packed, int(args[self.grid_arg]), self.rows
-        )
+        _C._launch_generated_kernel(device, self.source, self.name, "", packed, int(args[self.grid_arg]), self.rows)

@@ -1,6 +1,11 @@
-// binary/remainder: Python's modulo: the sign of b.
+// binary/remainder: Python's modulo: the sign of b. In float on vectors (PoCL's scalar fmod is 8x slower).
 #define NIN 2
+#include "compute.clh"
 #ifdef COMPUTE_IS_FLOAT
+#ifndef FOO_COMPUTE_IS_DOUBLE
+#define OP_VECTOR_SAFE
+#define OP_VEC(a, b) foo_remainder_vec((ctv)(a), (ctv)(b))
+#endif
 #define OP(a, b) foo_remainder(a, b)
 #else
 // NOTE: the host raises on integer division by zero; 0 here only keeps the device from trapping.

@@ -1,6 +1,9 @@
-// unary/cos: cosine (math.clh's foo_cos, which vectorises in float).
-#define OP_VECTOR_SAFE
+// unary/cos: in float math.clh's foo_cos, which vectorises.
 #define NIN 1
-#define OP(a) foo_cos(a)
+#include "compute.clh"
+#ifndef FOO_COMPUTE_IS_DOUBLE
+#define OP_VECTOR_SAFE
 #define OP_VEC(a) foo_cos_vec(a)
+#endif
+#define OP(a) foo_cos(a)
 #include "pointwise.clh"

@@ -1,6 +1,9 @@
-// unary/sin: sine (math.clh's foo_sin, which vectorises in float).
-#define OP_VECTOR_SAFE
+// unary/sin: in float math.clh's foo_sin, which vectorises.
 #define NIN 1
-#define OP(a) foo_sin(a)
+#include "compute.clh"
+#ifndef FOO_COMPUTE_IS_DOUBLE
+#define OP_VECTOR_SAFE
 #define OP_VEC(a) foo_sin_vec(a)
+#endif
+#define OP(a) foo_sin(a)
 #include "pointwise.clh"
