@@ -1,4 +1,4 @@
-// binary/remainder: Python's modulo: the sign of b. In float on vectors (PoCL's scalar fmod is 8x slower).
+// binary/remainder: Python's modulo: the sign of b. In float through math.clh's foo_fmod, which vectorises.
 #define NIN 2
 #include "compute.clh"
 #ifdef COMPUTE_IS_FLOAT
