@@ -217,6 +217,17 @@ def _builtin(name: str):
     return staticmethod(fn)
 
 
+def _vectorised(name: str):
+    """A float function of kernels_cl/vector_math.clh, FOO_<NAME> at the kernel's width (CPU compilers leave
+    the builtin to one element at a time); float64 takes the builtin."""
+
+    def fn(x: CSEVariable) -> str:
+        return f"{name}({x})" if _dtype_of(x) == torch.float64 else f"FOO_{name.upper()}({x})"
+
+    fn.__name__ = name
+    return staticmethod(fn)
+
+
 class OpenCLOverrides(OpOverrides):
     """Inductor's ops as OpenCL C expressions on values of FOO_W lanes (vectors on CPU devices,
     scalars elsewhere: kernels_cl/inductor.clh). OpenCL C has no implicit conversions between vector types,
@@ -358,22 +369,6 @@ class OpenCLOverrides(OpOverrides):
         return f"FOO_BOOL({a} == {_zero(a)})"
 
     @staticmethod
-    def erf(x: CSEVariable) -> str:
-        return f"erf({x})" if _dtype_of(x) == torch.float64 else f"FOO_ERF({x})"
-
-    @staticmethod
-    def sin(x: CSEVariable) -> str:
-        return f"sin({x})" if _dtype_of(x) == torch.float64 else f"FOO_SIN({x})"
-
-    @staticmethod
-    def cos(x: CSEVariable) -> str:
-        return f"cos({x})" if _dtype_of(x) == torch.float64 else f"FOO_COS({x})"
-
-    @staticmethod
-    def tan(x: CSEVariable) -> str:
-        return f"tan({x})" if _dtype_of(x) == torch.float64 else f"FOO_TAN({x})"
-
-    @staticmethod
     def ldexp(x: CSEVariable, n: CSEVariable) -> str:
         return f"ldexp({x}, FOO_CVT(int, {n}))"
 
@@ -407,6 +402,10 @@ class OpenCLOverrides(OpOverrides):
         mantissa = kernel.cse.generate(kernel.compute, f"frexp({x}, &{exponent})", dtype=_dtype_of(x))
         return mantissa, exponent
 
+    erf = _vectorised("erf")
+    sin = _vectorised("sin")
+    cos = _vectorised("cos")
+    tan = _vectorised("tan")
     exp = _builtin("exp")
     exp2 = _builtin("exp2")
     expm1 = _builtin("expm1")
