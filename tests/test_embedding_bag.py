@@ -111,6 +111,33 @@ def test_bag_of_each_index_and_bag_sizes_match_cpu(mode, padding_idx):
         assert (max_indices.cpu()[~filled] == -1).all()
 
 
+@pytest.mark.parametrize("include_last_offset", [False, True], ids=["offsets", "last_offset"])
+@pytest.mark.parametrize("mode", [0, 1, 2], ids=MODES)
+def test_outputs_have_the_meta_kernels_shapes(mode, include_last_offset):
+    """What torch.compile's fake tensors expect of a device other than the CPU (CUDA's shapes): bag_size has an
+    entry an offset, 0 past the bags."""
+    offsets = torch.tensor([0, 4, 8, 8, 11]) if include_last_offset else OFFSETS
+    args = (offsets, False, mode, False, None, include_last_offset, -1)
+    outputs = torch.ops.aten._embedding_bag(randn(9, 6).to(FOO), INDICES.to(FOO), args[0].to(FOO), *args[1:])
+    metas = torch.ops.aten._embedding_bag(
+        torch.empty(9, 6, device="meta"), INDICES.to("meta"), args[0].to("meta"), *args[1:]
+    )
+    assert [o.shape for o in outputs] == [m.shape for m in metas]
+    if include_last_offset:
+        assert outputs[2].cpu()[-1] == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_compiled_embedding_bag_matches_eager(mode):
+    def fn(weight: Tensor, indices: Tensor, offsets: Tensor) -> Tensor:
+        return F.embedding_bag(indices, weight, offsets, mode=mode, include_last_offset=True)
+
+    weight, offsets = randn(9, 6).to(FOO), torch.tensor([0, 4, 8, 8, 11], device=FOO)
+    torch._dynamo.reset()
+    compiled = torch.compile(fn, dynamic=False)(weight, INDICES.to(FOO), offsets)
+    torch.testing.assert_close(compiled.cpu(), fn(weight, INDICES.to(FOO), offsets).cpu())
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_featureless_weight_gives_featureless_bags(mode):
     """A weight of 0 features (the CPU fails on it in sum and mean modes), with per-sample weights in sum mode."""

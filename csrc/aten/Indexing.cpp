@@ -179,7 +179,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight, c
 
   const Tensor out = at::empty({bags, weight.size(1)}, weight.options());
   const Tensor offset2bag = at::empty({n}, indices.options());
-  const Tensor bag_size = at::empty({bags}, indices.options());
+  // As CUDA (and the meta kernel for devices other than the CPU): one entry an offset, the last 0
+  // with include_last_offset.
+  const Tensor bag_size = at::empty(offsets.sizes(), indices.options());
+  if (include_last_offset) bag_size.narrow(0, bags, 1).zero_();
   const Tensor max_indices = at::empty(mode == kBagMax ? at::IntArrayRef{bags, weight.size(1)} : at::IntArrayRef{0},
                                        indices.options());
   if (n == 0 || bags == 0) {

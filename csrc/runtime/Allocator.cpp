@@ -55,22 +55,23 @@ void CL_CALLBACK unmap_host_memory(cl_mem, void* data) {
 // against plain buffers in one process). Null when the memory or the buffer cannot be had.
 cl_mem create_huge_page_buffer(cl_context context, size_t size) {
   constexpr size_t kHugePage = 2 << 20;
-  void* mapped = mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  const size_t length = (size + kHugePage - 1) / kHugePage * kHugePage;  // whole huge pages
+  void* mapped = mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) return nullptr;
-  // Unmaps the unaligned head and the tail, keeping [aligned, aligned + size).
+  // Unmaps the unaligned head and the tail, keeping [aligned, aligned + length).
   const uintptr_t start = reinterpret_cast<uintptr_t>(mapped);
-  const uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage, end = start + size + kHugePage;
+  const uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage, end = start + length + kHugePage;
   if (aligned > start) munmap(mapped, aligned - start);
-  if (end > aligned + size) munmap(reinterpret_cast<void*>(aligned + size), end - aligned - size);
+  if (end > aligned + length) munmap(reinterpret_cast<void*>(aligned + length), end - aligned - length);
   void* host = reinterpret_cast<void*>(aligned);
-  madvise(host, size, MADV_HUGEPAGE);
+  madvise(host, length, MADV_HUGEPAGE);
   cl_int err = CL_SUCCESS;
   cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, size, host, &err);
   if (err != CL_SUCCESS) {
-    munmap(host, size);
+    munmap(host, length);
     return nullptr;
   }
-  auto* mapping = new HostMapping{host, size};
+  auto* mapping = new HostMapping{host, length};
   if (clSetMemObjectDestructorCallback(mem, unmap_host_memory, mapping) != CL_SUCCESS) {
     delete mapping;  // the memory stays mapped rather than be freed under the buffer
   }
