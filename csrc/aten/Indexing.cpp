@@ -1,8 +1,9 @@
 // Indexing (launch/Index): index_select (and so embedding; its dense backward sums each weight row
 // deterministically; max_norm rescales rows), EmbeddingBag (a kernel per bag and feature; sum and
-// mean gradients through the embedding backward, max gradients scattered), masked_select, masked_scatter_ and nonzero (a running
-// count of the selected elements gives each its slot), advanced indexing (indexed dims merged into
-// one, then index_select, scatter or scatter_add along it), tril and triu.
+// mean gradients through the embedding backward, max gradients scattered), masked_select,
+// masked_scatter_ and nonzero (a running count of the selected elements gives each its slot),
+// advanced indexing (indexed dims merged into one, then index_select, scatter or scatter_add along
+// it), tril and triu.
 #include "aten/Out.h"
 #include "launch/Index.h"
 #include "launch/Launch.h"
