@@ -170,9 +170,9 @@ def test_erf_is_accurate_in_float32():
     torch.testing.assert_close(got, torch.erf(x.double()), rtol=3e-7, atol=2e-7)
 
 
-@pytest.mark.parametrize("name", ["sin", "cos", "tan", "erf", "gelu"])
+@pytest.mark.parametrize("name", ["sin", "cos", "tan", "erf", "tanh", "gelu"])
 def test_vectorised_float_math_across_its_range(name):
-    """kernels_cl/vector_math.clh's float sin, cos and erf, compiled and eager: through the reduced range, past
+    """kernels_cl/vector_math.clh's float sin, cos, tan, erf and tanh, compiled and eager: through the reduced range, past
     |x| = 8192 where sin and cos take the builtin lane by lane, and blocks of lanes mixing the two."""
     fn = F.gelu if name == "gelu" else getattr(torch, name)
     sweep = [torch.linspace(-20, 20, 40001), torch.linspace(-9000, 9000, 40001)]
@@ -374,6 +374,17 @@ def example_loss(module, model: torch.nn.Module, inputs: Tensor, targets: Tensor
     if module is train_transformer:
         return train_transformer.next_token_loss(out, targets)
     return F.cross_entropy(out, targets)
+
+
+@pytest.mark.parametrize("memory_format", [torch.contiguous_format, torch.channels_last])
+def test_cnn_inference_compiles_like_eager(memory_format):
+    """Under no_grad Inductor makes convolutions' operands channels_last (its layout optimisation); foo's
+    convolution results are contiguous, as the code it generates asserts."""
+    torch.manual_seed(0)
+    model = train_cnn.SmallCNN().eval().to(FOO)
+    inputs = train_cnn.synthetic_batches(1)[0][0].to(FOO).contiguous(memory_format=memory_format)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(model)(inputs), model(inputs), rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("name", EXAMPLES)

@@ -1,6 +1,6 @@
 """Convolutions against the CPU, forward values and every input's gradient: conv1d, conv2d, conv3d and their
 transposes over strides, padding (numbers, "same", "valid"), dilation and groups; strided, channels-last and unbatched
-inputs (channels_last and channels_last_3d results exactly where the CPU's are); every float dtype (16-bit ones
+inputs (contiguous results, as torch.compile assumes, where the CPU's are channels_last); every float dtype (16-bit ones
 forward only); and three SGD steps of a small convolutional model. Nothing may fall back to the CPU.
 """
 
@@ -14,7 +14,6 @@ from conftest import (
     FLOAT_DTYPES,
     FOO,
     LOW_PRECISION,
-    assert_channels_last_like_cpu,
     assert_close_to_cpu,
     check_forward,
     check_gradients,
@@ -210,11 +209,33 @@ def test_convolution_with_channels_last_weight_matches_cpu(functional):
     check_gradients(fn, [x.contiguous(memory_format=torch.channels_last), weight, bias])
 
 
+def assert_contiguous_as_compile_assumes(
+    output: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, transposed: bool, groups: int
+) -> None:
+    """foo's convolution output and convolution_backward's input and weight gradients are contiguous, the memory
+    format PyTorch gives a PrivateUse1 convolution (convolution_overrideable), which torch.compile's fake tensors assume
+    and compiled code asserts; CPU's are channels_last here. (Autograd gives a leaf's .grad the leaf's strides.)"""
+    foo_x, foo_weight = x.detach().to(FOO), weight.detach().to(FOO)
+    n = x.dim() - 2
+    options = {
+        "stride": [1] * n,
+        "padding": [0] * n,
+        "dilation": [1] * n,
+        "transposed": transposed,
+        "output_padding": [0] * n,
+        "groups": groups,
+    }
+    backend = torch._C._select_conv_backend(foo_x, foo_weight, **options, bias=None)
+    assert torch._C._conv_determine_backend_memory_format(foo_x, foo_weight, backend) == torch.contiguous_format
+    grad_output = torch.ones_like(torch.ops.aten.convolution(foo_x, foo_weight, None, **options))
+    grads = torch.ops.aten.convolution_backward(grad_output, foo_x, foo_weight, None, **options, output_mask=[1, 1, 0])
+    for result in (output, *grads[:2]):
+        assert result.is_contiguous(), f"a {list(result.shape)} result has strides {result.stride()}"
+
+
 @pytest.mark.parametrize("channels_last", ["input", "weight", "both"])
 @pytest.mark.parametrize("name", ["padding_1", "everything"])
-def test_conv2d_output_and_gradients_are_channels_last_like_cpu(name, channels_last):
-    """A channels_last input or weight: the output and each input's gradient are channels_last exactly when the CPU's
-    are (the CPU's output is, whichever of them is)."""
+def test_conv2d_with_channels_last_operands_gives_contiguous_results(name, channels_last):
     fn, (x, weight, bias) = conv_inputs(F.conv2d, CONV2D_CASES, name, bias=True)
     if channels_last in ("input", "both"):
         x = x.contiguous(memory_format=torch.channels_last)
@@ -222,7 +243,7 @@ def test_conv2d_output_and_gradients_are_channels_last_like_cpu(name, channels_l
         weight = weight.contiguous(memory_format=torch.channels_last)
     actual, expected = check_gradients(fn, [x, weight, bias])
     assert expected[0].is_contiguous(memory_format=torch.channels_last)
-    assert_channels_last_like_cpu(actual, expected)
+    assert_contiguous_as_compile_assumes(actual[0], x, weight, False, CONV2D_CASES[name][1].get("groups", 1))
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
@@ -272,7 +293,7 @@ def test_conv2d_module_training_steps_match_cpu():
 
 @pytest.mark.parametrize("channels_last", ["input", "weight"])
 @pytest.mark.parametrize("functional", [F.conv3d, F.conv_transpose3d], ids=["conv3d", "conv_transpose3d"])
-def test_conv3d_output_and_gradients_are_channels_last_3d_like_cpu(functional, channels_last):
+def test_conv3d_with_channels_last_3d_operands_gives_contiguous_results(functional, channels_last):
     cases = CONV3D_CASES if functional is F.conv3d else CONV_TRANSPOSE3D_CASES
     fn, (x, weight, bias) = conv_inputs(functional, cases, "everything", bias=True)
     if channels_last == "input":
@@ -281,7 +302,9 @@ def test_conv3d_output_and_gradients_are_channels_last_3d_like_cpu(functional, c
         weight = weight.contiguous(memory_format=torch.channels_last_3d)
     actual, expected = check_gradients(fn, [x, weight, bias])
     assert expected[0].is_contiguous(memory_format=torch.channels_last_3d)
-    assert_channels_last_like_cpu(actual, expected)
+    assert_contiguous_as_compile_assumes(
+        actual[0], x, weight, functional is F.conv_transpose3d, cases["everything"][1]["groups"]
+    )
 
 
 # ---- nn.Unfold and nn.Fold (im2col and col2im, each the other's gradient) ----------------------------

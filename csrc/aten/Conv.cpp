@@ -1,14 +1,21 @@
 // Convolutions, 1-d, 2-d and 3-d (strided, padded, dilated, grouped, transposed), and their
 // backward, as column matrices (launch/Conv.h) times the weights (launch/Gemm.h); nn.Unfold and
-// nn.Fold (im2col, col2im) are the column matrices alone. 1-d and 2-d convolutions run as 3-d ones with depth (and height) 1. The batch is processed in chunks whose
-// column matrices stay under kColumnBytes, or one image at a time when a single image's does not
-// (a large 3-d volume's can take gigabytes; allocation failure raises torch.OutOfMemoryError).
+// nn.Fold (im2col, col2im) are the column matrices alone. 1-d and 2-d convolutions run as 3-d ones
+// with depth (and height) 1. The batch is processed in chunks whose column matrices stay under
+// kColumnBytes, or one image at a time when a single image's does not (a large 3-d volume's can
+// take gigabytes; allocation failure raises torch.OutOfMemoryError).
 //
 // A convolution relates an "image" side, whose windows the column matrices gather, and an "other"
 // side: for a convolution the image is the input and the other side the output; a transposed
 // convolution swaps them. In both cases the weight, viewed as [other channels, image channels /
 // groups * kd * kh * kw] (wm below), gives other = wm @ im2col(image) and
 // image = col2im(wm^T @ other).
+//
+// Results are contiguous whatever the input's and weight's memory formats: the format PyTorch
+// assigns to convolution_overrideable (torch._C._conv_determine_backend_memory_format), which
+// torch.compile's fake tensors assume and its compiled code asserts. (CPU and CUDA give channels_last
+// results when the input or the weight is channels_last; matching them broke compiled graphs whose
+// Inductor made a convolution's input channels_last.)
 #include "launch/Conv.h"
 #include "launch/Gemm.h"
 
@@ -134,15 +141,6 @@ Tensor from_3d(const Tensor& t, const Conv& conv) {
   return v;
 }
 
-// A result (computed contiguous) in the memory format CPU's and CUDA's convolutions give:
-// channels_last (or channels_last_3d) when the input or the weight is.
-Tensor in_conv_format(const Tensor& t, const Tensor& input, const Tensor& weight) {
-  if (t.dim() < 4) return t;
-  const auto format = t.dim() == 4 ? c10::MemoryFormat::ChannelsLast : c10::MemoryFormat::ChannelsLast3d;
-  const bool channels_last = input.suggest_memory_format() == format || weight.suggest_memory_format() == format;
-  return channels_last ? t.contiguous(format) : t;
-}
-
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
                    c10::IntArrayRef output_padding, int64_t groups) {
@@ -160,7 +158,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
     w.out_w = launch::conv_out_size(x.size(4), w.kw, w.sw, w.pw, w.dw);
     const Tensor out = at::empty({n, weights.size(0), w.out_d * w.out_h * w.out_w}, x.options());
     other_from_image(x, wm, out, w, groups, b);
-    return in_conv_format(from_3d(out.view({n, weights.size(0), w.out_d, w.out_h, w.out_w}), conv), input, weight);
+    return from_3d(out.view({n, weights.size(0), w.out_d, w.out_h, w.out_w}), conv);
   }
   // Transposed: the window's positions are the input's; the output is the image side.
   auto image_size = [&](int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, int64_t i) {
@@ -175,7 +173,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
   w.out_w = x.size(4);
   image_from_other(x.view({n, x.size(1), -1}), wm, out, w, groups);
   if (b) out.add_(b->view({1, -1, 1, 1, 1}));
-  return in_conv_format(from_3d(out, conv), input, weight);
+  return from_3d(out, conv);
 }
 
 std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input,
@@ -207,7 +205,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
       other_from_image(gy, wm, grad_input, w, groups, std::nullopt);
       grad_input = grad_input.view(x.sizes());
     }
-    grad_input = in_conv_format(from_3d(grad_input, conv), input, weight);
+    grad_input = from_3d(grad_input, conv);
   }
   if (output_mask[1]) {
     grad_weight = from_3d(weight_grad(other_flat, image, w, groups, wm.size(1)).to(weight.scalar_type())
