@@ -225,11 +225,13 @@ PYBIND11_MODULE(_C, m) {
                                user_kernel_args(args), global, local);
   });
 
-  m.def("_launch_generated_kernel", [](int device, std::string source, std::string name, std::string options,
-                                       const py::list& args, int64_t n, bool rows) {
-    launch::launch_generated_kernel(static_cast<c10::DeviceIndex>(device),
-                                    user_kernel(std::move(source), std::move(name), std::move(options)),
-                                    user_kernel_args(args), n, rows);
+  // The source (a Python str) is read only when the program is built.
+  m.def("_launch_generated_kernel", [](int device, const std::string& key, const std::string& name,
+                                       const py::object& source, const std::vector<uintptr_t>& addresses,
+                                       const std::vector<int64_t>& values, int64_t n, bool rows) {
+    launch::launch_generated_kernel(
+        static_cast<c10::DeviceIndex>(device), key, name, [&] { return source.cast<std::string>(); }, addresses,
+        values, n, rows);
   });
 
   distributed::init_bindings(m);

@@ -31,16 +31,22 @@ std::string arg_info_string(cl_kernel kernel, cl_uint index, cl_kernel_arg_info 
   return out;
 }
 
+// A tensor's two parameters: its buffer and byte offset, or for an empty tensor (no memory) a null
+// pointer, as OpenCL allows.
+void set_buffer(KernelCall& call, const void* address) {
+  if (address) {
+    call.buffer(address);
+  } else {
+    const cl_mem none = nullptr;
+    call.bytes(&none, sizeof(none)).value(cl_ulong{0});
+  }
+}
+
 void set_args(KernelCall& call, const std::vector<UserKernelArg>& args) {
   for (const UserKernelArg& arg : args) {
     switch (arg.kind) {
       case UserKernelArg::Kind::buffer:
-        if (arg.address) {
-          call.buffer(arg.address);
-        } else {  // an empty tensor has no memory: a null pointer, as OpenCL allows
-          const cl_mem none = nullptr;
-          call.bytes(&none, sizeof(none)).value(cl_ulong{0});
-        }
+        set_buffer(call, arg.address);
         break;
       case UserKernelArg::Kind::value:
         call.bytes(arg.bytes.data(), arg.bytes.size());
@@ -94,10 +100,13 @@ void launch_user_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
   call.launch_nd(global3, local.empty() ? nullptr : local3, static_cast<cl_uint>(global.size()));
 }
 
-void launch_generated_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
-                             const std::vector<UserKernelArg>& args, int64_t n, bool rows) {
-  KernelCall call(device, user_kernel(device, kernel), kernel.name.c_str(), "inductor");
-  set_args(call, args);
+void launch_generated_kernel(c10::DeviceIndex device, const std::string& key, const std::string& name,
+                             c10::function_ref<std::string()> source, const std::vector<uintptr_t>& addresses,
+                             const std::vector<int64_t>& values, int64_t n, bool rows) {
+  KernelCall call(device, runtime::kernel_from_keyed_source(device, key, name.c_str(), source), name.c_str(),
+                  "inductor");
+  for (uintptr_t address : addresses) set_buffer(call, reinterpret_cast<const void*>(address));
+  for (int64_t value : values) call.value(static_cast<cl_long>(value));
   const runtime::DeviceInfo& info = runtime::device_info(device);
   if (rows && info.cpu_class) {
     // A CPU device runs a work-group on one core: rows (each a long loop) go one per group, so a

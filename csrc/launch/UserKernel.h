@@ -4,7 +4,9 @@
 #pragma once
 
 #include <c10/core/Device.h>
+#include <c10/util/FunctionRef.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -41,9 +43,12 @@ void launch_user_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
                         const std::vector<size_t>& global, const std::vector<size_t>& local);
 
 // Enqueues a kernel foo's Inductor backend generated (foo_cl/inductor) on the device's current
-// stream, over a grid for `n` iterations of its grid loop: sized like foo's own elementwise
-// launches, or for `rows` (reductions' rows, each a loop of its own) spread over a CPU's cores.
-void launch_generated_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
-                             const std::vector<UserKernelArg>& args, int64_t n, bool rows);
+// stream: program `key` (unique to its source, which `source` gives when it is built), with its
+// tensors' data `addresses` (0 for an empty tensor) and then its 64-bit integer `values`, over a grid
+// for `n` iterations of its grid loop: sized like foo's own elementwise launches, or for `rows`
+// (reductions' rows, each a loop of its own) spread over a CPU's cores.
+void launch_generated_kernel(c10::DeviceIndex device, const std::string& key, const std::string& name,
+                             c10::function_ref<std::string()> source, const std::vector<uintptr_t>& addresses,
+                             const std::vector<int64_t>& values, int64_t n, bool rows);
 
 }  // namespace foo_cl::launch

@@ -309,6 +309,11 @@ cl_kernel kernel_from_source(c10::DeviceIndex device, const std::string& source,
   return cached_kernel(device, key, name, options, [&] { return expand_includes(source); });
 }
 
+cl_kernel kernel_from_keyed_source(c10::DeviceIndex device, const std::string& key, const char* name,
+                                   c10::function_ref<std::string()> source) {
+  return cached_kernel(device, key, name, "", [&] { return expand_includes(source()); });
+}
+
 std::vector<ProgramBuild> program_builds() {
   return cache().builds();
 }

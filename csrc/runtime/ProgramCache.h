@@ -7,6 +7,7 @@
 #include "runtime/OpenCL.h"
 
 #include <c10/core/Device.h>
+#include <c10/util/FunctionRef.h>
 
 #include <string>
 #include <vector>
@@ -20,6 +21,11 @@ cl_kernel kernel(c10::DeviceIndex device, const std::string& key, const char* na
 // its `#include "file"` lines taken from kernels_cl/; cached in memory and on disk like foo's own.
 cl_kernel kernel_from_source(c10::DeviceIndex device, const std::string& source, const char* name,
                              const std::string& options);
+
+// The same for a program whose caller names it by `key`, unique to its source (a generated kernel,
+// launched often: its source is hashed once, by the caller, and produced only to build it).
+cl_kernel kernel_from_keyed_source(c10::DeviceIndex device, const std::string& key, const char* name,
+                                   c10::function_ref<std::string()> source);
 
 struct ProgramBuild {
   std::string key;

@@ -8,13 +8,12 @@ with foo's kernel ABI: a tensor is its buffer and byte offset, an integer a 64-b
 from __future__ import annotations
 
 import functools
-import struct
+import hashlib
 
 import torch
 
 from foo_cl import _C
 
-_INT64 = struct.Struct("<q")
 LANES = 8  # codegen.VECTOR_WIDTH: a reduction's loop takes this many elements a turn
 
 
@@ -39,23 +38,15 @@ class FooKernel:
         self.tensors = tensors
         self.grid_arg = grid_arg
         self.rows = rows
+        # The program's name in foo's kernel caches, hashed once here rather than at every launch.
+        self.key = f"inductor:{name}@{hashlib.blake2b(source.encode(), digest_size=16).hexdigest()}"
 
     def __repr__(self) -> str:
         return f"FooKernel({self.name!r})"
 
     def __call__(self, *args: torch.Tensor | int) -> None:
-        packed: list[tuple[int, object]] = []
-        device = None
-        for position, arg in enumerate(args):
-            if position < self.tensors:
-                assert isinstance(arg, torch.Tensor)
-                if device is None:
-                    device = arg.device.index
-                packed.append((0, arg.data_ptr()))
-            else:
-                packed.append((1, _INT64.pack(int(arg))))
-        if device is None:
-            device = _C._current_device()
+        tensors = args[: self.tensors]
+        device = tensors[0].device.index if tensors else _C._current_device()
         if self.rows and _loop_limit(device):
             turns = int(args[self.grid_arg + 1]) // LANES + 1
             if turns > _loop_limit(device):
@@ -65,4 +56,13 @@ class FooKernel:
                     f"{_loop_limit(device)} iterations foo:{device} ({name}) runs before its driver ends a loop; "
                     "run this reduction eagerly or use another OpenCL driver"
                 )
-        _C._launch_generated_kernel(device, self.source, self.name, "", packed, int(args[self.grid_arg]), self.rows)
+        _C._launch_generated_kernel(
+            device,
+            self.key,
+            self.name,
+            self.source,
+            [t.data_ptr() for t in tensors],
+            [int(a) for a in args[self.tensors :]],
+            int(args[self.grid_arg]),
+            self.rows,
+        )
