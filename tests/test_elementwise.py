@@ -739,6 +739,7 @@ VECTORISED = {
     "tan": (torch.tan, None),
     "sinc": (torch.sinc, None),
     "erf": (torch.erf, None),
+    "tanh": (torch.tanh, None),
     "gelu": (torch.nn.functional.gelu, None),
     "round": (torch.round, None),
     "lgamma": (torch.lgamma, None),
@@ -746,6 +747,16 @@ VECTORISED = {
     "fmod": (lambda x: torch.fmod(x, 0.7), None),
     "remainder": (lambda x: torch.remainder(x, -2.5), None),
 }
+
+
+def test_float_tanh_within_three_ulp():
+    """vector_math.clh's rational tanh against float64: across [-10, 10] (its clamp at 9 included), near its
+    switch to x at |x| = 4e-4, and on infinities and NaN."""
+    x = torch.cat([torch.linspace(-10, 10, 200001), torch.linspace(-1e-3, 1e-3, 20001), SWEEP_EDGES])
+    actual, expected = torch.tanh(x.to(FOO)).cpu().double(), torch.tanh(x.double())
+    ulp = (actual - expected).abs() / (torch.finfo(torch.float32).eps * expected.abs().clamp(min=1e-30))
+    assert ulp.nan_to_num().max() <= 3, f"{ulp.nan_to_num().max():.2f} ulp at x = {x[ulp.nan_to_num().argmax()]}"
+    assert torch.equal(actual.isnan(), x.isnan())
 
 
 @pytest.mark.parametrize("name", VECTORISED)
