@@ -740,6 +740,7 @@ VECTORISED = {
     "sinc": (torch.sinc, None),
     "erf": (torch.erf, None),
     "tanh": (torch.tanh, None),
+    "mish": (torch.nn.functional.mish, None),
     "gelu": (torch.nn.functional.gelu, None),
     "round": (torch.round, None),
     "lgamma": (torch.lgamma, None),
