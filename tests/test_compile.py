@@ -172,8 +172,8 @@ def test_erf_is_accurate_in_float32():
 
 @pytest.mark.parametrize("name", ["sin", "cos", "tan", "erf", "tanh", "gelu"])
 def test_vectorised_float_math_across_its_range(name):
-    """kernels_cl/vector_math.clh's float sin, cos, tan, erf and tanh, compiled and eager: through the reduced range, past
-    |x| = 8192 where sin and cos take the builtin lane by lane, and blocks of lanes mixing the two."""
+    """kernels_cl/vector_math.clh's float sin, cos, tan, erf and tanh, compiled and eager: through the reduced range,
+    past |x| = 8192 where sin and cos take the builtin lane by lane, and blocks of lanes mixing the two."""
     fn = F.gelu if name == "gelu" else getattr(torch, name)
     sweep = [torch.linspace(-20, 20, 40001), torch.linspace(-9000, 9000, 40001)]
     x = torch.cat([*sweep, torch.tensor([8192.0, 8192.5, 1.0, -1e6, 3e38, 1e-40, -0.0, 252.89821, -505.79642])])

@@ -210,20 +210,26 @@ def test_convolution_with_channels_last_weight_matches_cpu(functional):
 
 
 def assert_contiguous_as_compile_assumes(
-    output: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, transposed: bool, groups: int
+    output: Tensor, x: Tensor, weight: Tensor, transposed: bool, case_options: dict
 ) -> None:
-    """foo's convolution output and convolution_backward's input and weight gradients are contiguous, the memory
-    format PyTorch gives a PrivateUse1 convolution (convolution_overrideable), which torch.compile's fake tensors assume
-    and compiled code asserts; CPU's are channels_last here. (Autograd gives a leaf's .grad the leaf's strides.)"""
+    """foo's convolution output and convolution_backward's input and weight gradients (for the same convolution) are
+    contiguous, the memory format PyTorch gives a PrivateUse1 convolution (convolution_overrideable), which
+    torch.compile's fake tensors assume and compiled code asserts; CPU's are channels_last here. (Autograd gives a
+    leaf's .grad the leaf's strides.)"""
     foo_x, foo_weight = x.detach().to(FOO), weight.detach().to(FOO)
     n = x.dim() - 2
+
+    def per_dim(key: str, default: int) -> list[int]:
+        value = case_options.get(key, default)
+        return list(value) if isinstance(value, tuple) else [value] * n
+
     options = {
-        "stride": [1] * n,
-        "padding": [0] * n,
-        "dilation": [1] * n,
+        "stride": per_dim("stride", 1),
+        "padding": per_dim("padding", 0),
+        "dilation": per_dim("dilation", 1),
         "transposed": transposed,
-        "output_padding": [0] * n,
-        "groups": groups,
+        "output_padding": per_dim("output_padding", 0),
+        "groups": case_options.get("groups", 1),
     }
     backend = torch._C._select_conv_backend(foo_x, foo_weight, **options, bias=None)
     assert torch._C._conv_determine_backend_memory_format(foo_x, foo_weight, backend) == torch.contiguous_format
@@ -243,7 +249,7 @@ def test_conv2d_with_channels_last_operands_gives_contiguous_results(name, chann
         weight = weight.contiguous(memory_format=torch.channels_last)
     actual, expected = check_gradients(fn, [x, weight, bias])
     assert expected[0].is_contiguous(memory_format=torch.channels_last)
-    assert_contiguous_as_compile_assumes(actual[0], x, weight, False, CONV2D_CASES[name][1].get("groups", 1))
+    assert_contiguous_as_compile_assumes(actual[0], x, weight, False, CONV2D_CASES[name][1])
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
@@ -302,9 +308,7 @@ def test_conv3d_with_channels_last_3d_operands_gives_contiguous_results(function
         weight = weight.contiguous(memory_format=torch.channels_last_3d)
     actual, expected = check_gradients(fn, [x, weight, bias])
     assert expected[0].is_contiguous(memory_format=torch.channels_last_3d)
-    assert_contiguous_as_compile_assumes(
-        actual[0], x, weight, functional is F.conv_transpose3d, cases["everything"][1]["groups"]
-    )
+    assert_contiguous_as_compile_assumes(actual[0], x, weight, functional is F.conv_transpose3d, cases["everything"][1])
 
 
 # ---- nn.Unfold and nn.Fold (im2col and col2im, each the other's gradient) ----------------------------

@@ -1,4 +1,5 @@
-// User kernels: compiled with -cl-kernel-arg-info so their parameters can be checked and converted.
+// User kernels, compiled with -cl-kernel-arg-info so their parameters can be checked and converted,
+// and the kernels foo's Inductor backend generates (whose parameters its code generator wrote).
 #include "launch/UserKernel.h"
 
 #include "launch/Launch.h"
