@@ -11,7 +11,7 @@ typedef struct {
 inline foo_welford foo_welford_add(foo_welford a, ct x) {
   a.n += 1;
   const ct delta = x - a.mean;
-  a.mean += delta / a.n;
+  a.mean += delta * (1 / a.n);  // the reciprocal waits for the count only, not for the last mean
   a.m2 += delta * (x - a.mean);
   return a;
 }
