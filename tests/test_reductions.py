@@ -401,10 +401,10 @@ BIG = 2**20 + 3  # many slices per output (two passes), and a tail after the 8-w
 
 @pytest.mark.parametrize("position", [0, BIG // 2, BIG - 1], ids=["first", "middle", "last"])
 def test_big_extremum_and_its_index(position):
-    """amax/argmax over 2**20+3 elements, the maximum at `position` and again 1000 elements later (where
-    there is room): the first one wins."""
+    """amax/argmax over 2**20+3 elements, the maximum at `position` and again 100 and 1000 elements later
+    (where there is room; in the same block of a slice and in another): the first one wins."""
     x = reduction_values((BIG,), torch.float32)
-    x[position] = x[min(position + 1000, BIG - 1)] = 10.0
+    x[position] = x[min(position + 100, BIG - 1)] = x[min(position + 1000, BIG - 1)] = 10.0
     assert compare(lambda y: (y.amax(), y.argmax(), y.max(0)), x)[1].item() == position
 
 
@@ -417,6 +417,44 @@ def test_big_sum(dtype):
         compare(lambda y: (y.sum(), y.mean(), y.nansum()), x)
     else:
         compare(lambda y: (y.sum(), y.sum(dtype=torch.float64)), reduction_values((BIG,), dtype) + 1)
+
+
+@pytest.mark.parametrize("dim", [None, 1, 0], ids=["all", "rows", "columns"])
+def test_big_variance_is_as_accurate_as_cpus(dim):
+    """Float32 var and std of 2**22 values with mean 3 against float64 results, within CPU's accuracy
+    (a few float epsilons): a Welford update per element along a slice of a million elements was 5e-4 off."""
+    x = reduction_values((1024, 4096), torch.float32) + 3
+    expected, y = x.double().var(dim), x.to(FOO)
+    for var in [y.var(dim), torch.var_mean(y, dim)[0], y.std(dim) ** 2, torch.std_mean(y, dim)[0] ** 2]:
+        torch.testing.assert_close(var.cpu().double(), expected, rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("dim", [0, 1], ids=["columns", "rows"])
+def test_long_cumsum_is_as_accurate_as_cpus(dim):
+    """A float32 running sum along 2**22 / 64 positive values against float64's: a single running sum
+    along a row of 65536 was 1e-5 off (CPU sums in double)."""
+    x = reduction_values((64, 65536) if dim else (1 << 22, 1), torch.float32).abs() + 0.5
+    torch.testing.assert_close(x.to(FOO).cumsum(dim).cpu().double(), x.double().cumsum(dim), rtol=2e-6, atol=0)
+
+
+LONG_ROW = 3 * 4096 + 5  # on CPU devices, rows this long and few are scanned in slices of 4096 and more
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.int64], ids=dtype_id)
+def test_few_long_rows_scan_like_cpu(dtype):
+    x = reduction_values((2, LONG_ROW), dtype)
+    scans = [lambda y: y.cumsum(1), lambda y: y.cumprod(1)]
+    if dtype.is_floating_point:
+        x = x * 1e-3 + 1  # products near 1, sums far from 0
+        scans.append(lambda y: y.logcumsumexp(1))
+    for fn in scans:
+        compare(fn, x)
+
+
+def test_scans_carry_infinities_zeros_and_nan_past_blocks_and_slices():
+    x = torch.full((4, LONG_ROW), 1.0001)
+    x[0, 300], x[1, 300], x[1, 5000], x[2, 9000], x[3, 4100] = math.inf, math.inf, -math.inf, math.nan, 0.0
+    compare(lambda y: (y.cumsum(1), y.cumprod(1), y.logcumsumexp(1), (-y).logcumsumexp(1)), x)
 
 
 # NOTE: a float32 outer reduction of a contiguous kept dim takes the column kernel where one of its widths
@@ -481,8 +519,13 @@ def test_kept_and_reduced_dims_interleaving_beyond_one_launch_match_cpu(fn):
 
 
 def test_a_scan_longer_than_the_drivers_loop_limit_raises_naming_it():
-    limit = torch.foo.get_device_properties(FOO).loop_iteration_limit
+    # cummax walks a whole row; cumsum slices long rows into chunks the driver runs to their end, for
+    # one row and for more rows than the device takes work-items per compute unit (256 on GPU variants).
+    properties = torch.foo.get_device_properties(FOO)
+    limit, many = properties.loop_iteration_limit, properties.multi_processor_count * 256 + 1
     if limit == 0:
         pytest.skip("foo:0's driver runs loops of any length")
     with pytest.raises(RuntimeError, match=f"ends a work-item's loops after {limit} iterations"):
-        torch.ones(limit + 1, device=FOO).cumsum(0)
+        torch.ones(limit + 1, device=FOO).cummax(0)
+    assert torch.ones(limit + 1, device=FOO).cumsum(0)[-1].item() == limit + 1
+    assert torch.ones(many, limit + 1, device=FOO).cumsum(1)[:, -1].eq(limit + 1).all()

@@ -1,10 +1,13 @@
-// Scan launches: one work-item per row.
+// Scan launches: a work-item per row, or per slice of few long rows.
 #include "launch/Scan.h"
 
 #include "launch/Launch.h"
 #include "runtime/Device.h"
 
+#include <algorithm>
+
 #include <ATen/WrapDimUtils.h>
+#include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
 
 namespace foo_cl::launch {
@@ -41,18 +44,49 @@ void launch_scan(Scan scan, const at::Tensor& self, const at::Tensor& out, const
     size = input.size(dim);
     for (int64_t d = dim + 1; d < input.dim(); ++d) inner *= input.size(d);
   }
-  // NOTE: a work-item walks a whole row, which a driver that ends loops early would cut short.
-  const int64_t limit = runtime::device_info(out.device().index()).loop_iteration_limit;
-  TORCH_CHECK(limit == 0 || size < limit, "foo-cl: cumulative ops along a dim of ", size, " elements is not supported on ",
-              out.device(), ", whose OpenCL driver ends a work-item's loops after ", limit, " iterations");
-  const c10::ScalarType out_type = out.scalar_type();
+  // Slices of few long rows, for the scans whose partial results combine (see scan.cl): enough
+  // work-items for the device, each over at least kMinChunk elements, and none longer than the
+  // driver runs a loop (a work-item walks a whole slice; a driver that ends loops early would cut
+  // it short).
+  constexpr int64_t kMinChunk = 4096;
+  const runtime::DeviceInfo& info = runtime::device_info(out.device().index());
+  const int64_t rows = outer * inner, limit = info.loop_iteration_limit;
+  const int64_t wanted = static_cast<int64_t>(std::max<uint32_t>(info.compute_units, 1)) * (info.cpu_class ? 4 : 256);
+  const bool sliceable = scan == Scan::kCumsum || scan == Scan::kCumprod || scan == Scan::kLogcumsumexp;
+  int64_t slices = 1;
+  if (sliceable) {
+    slices = std::max<int64_t>(1, std::min((wanted + rows - 1) / rows, (size + kMinChunk - 1) / kMinChunk));
+    if (limit > 0) slices = std::max(slices, (size + limit - 2) / (limit - 1));
+  }
+  const int64_t chunk = (size + slices - 1) / slices;
+  TORCH_CHECK(limit == 0 || chunk < limit, "foo-cl: cumulative ops along a dim of ", size,
+              " elements is not supported on ", out.device(), ", whose OpenCL driver ends a work-item's loops after ",
+              limit, " iterations");
+  const c10::ScalarType out_type = out.scalar_type(), compute = compute_type(out_type);
   const std::string options = dtype_option("IN0", input.scalar_type()) + dtype_option("OUT", out_type) +
-                              compute_option(compute_type(out_type)) + scan_option(scan);
+                              compute_option(compute) + scan_option(scan);
+  // A slice's total: a compute value, and for sums its compensation too.
+  const at::Tensor partial =
+      slices > 1 ? at::empty({rows * (slices - 1) * 2 * static_cast<int64_t>(c10::elementSize(compute))},
+                             input.options().dtype(at::kByte))
+                 : at::Tensor();
+  const auto shape_args = [&](KernelCall& call) {
+    call.value(static_cast<uint64_t>(outer)).value(static_cast<uint64_t>(size)).value(static_cast<uint64_t>(inner));
+    call.value(static_cast<uint64_t>(slices)).value(static_cast<uint64_t>(chunk));
+  };
+  if (partial.defined()) {
+    KernelCall totals(out.device().index(), "scan/scan", "scan_totals", options);
+    totals.buffer(input.const_data_ptr());
+    shape_args(totals);
+    totals.buffer(partial.const_data_ptr());
+    totals.launch(rows * (slices - 1));
+  }
   KernelCall call(out.device().index(), "scan/scan", "scan_contig", options);
   call.buffer(result.const_data_ptr()).buffer(or_unused(where, result));
   call.buffer(input.const_data_ptr());
-  call.value(static_cast<uint64_t>(outer)).value(static_cast<uint64_t>(size)).value(static_cast<uint64_t>(inner));
-  call.launch(outer * inner);
+  shape_args(call);
+  call.buffer(or_unused(partial, result));
+  call.launch(rows * slices);
   copy_back(result, out);
   if (where.defined()) copy_back(where, indices);
 }

@@ -1,7 +1,9 @@
 // scan/scan: inclusive scans along one dim of contiguous tensors viewed as [outer, D, inner]:
 // CUMSUM, CUMPROD, LOGCUMSUMEXP, and CUMMAX/CUMMIN with int64 indices (ties and NaNs move the index
-// forward, as CPU PyTorch). A work-item walks one row in order. Build options: IN0, OUT, COMPUTE and
-// the scan.
+// forward, as CPU PyTorch). A work-item walks one slice of a row in order: the whole row, or for
+// few long rows (the sums, products and log-sum-exps, whose partial results combine) one of
+// `slices` chunks, starting from the combined totals of the chunks before it, which scan_totals
+// wrote to `partial`. Build options: IN0, OUT, COMPUTE and the scan.
 #include "compute.clh"
 
 #ifdef LOGCUMSUMEXP
@@ -14,40 +16,134 @@ inline ct foo_log_add_exp(ct x, ct y) {
 }
 #endif
 
+#define FOO_SCAN_BLOCK 256
+#if defined(COMPUTE_IS_FLOAT) || defined(COMPUTE_IS_COMPLEX)
+#define FOO_SCAN_FINITE(x) isfinite(x)
+#else
+#define FOO_SCAN_FINITE(x) 1  // integer sums are exact (compensation 0)
+#endif
+
 typedef FOO_STORAGE(IN0) in_t;
 typedef FOO_STORAGE(OUT) out_t;
 
+#ifdef CUMSUM
+// NOTE: a slice is summed in blocks of FOO_SCAN_BLOCK elements, each from 0, on top of the sum of
+// what came before (carry, with Kahan's compensation; none past infinities), so that rounding
+// errors grow with a block's length, not the row's: a float running sum over 4M elements was
+// 1.7e-5 off (CPU sums in double).
+typedef struct {
+  ct carry;
+  ct compensation;
+} foo_scan_t;
+#define FOO_SCAN_INIT ((foo_scan_t){0, 0})
+inline foo_scan_t foo_scan_add(foo_scan_t a, ct block) {
+  const ct y = block - a.compensation, sum = a.carry + y;
+  a.compensation = FOO_SCAN_FINITE(sum) ? (sum - a.carry) - y : 0;
+  a.carry = sum;
+  return a;
+}
+#else
+typedef ct foo_scan_t;
+#if defined(CUMPROD)
+#define FOO_SCAN_INIT 1
+#define FOO_SCAN_COMBINE(a, v) ((a) * (v))
+#elif defined(LOGCUMSUMEXP)
+#define FOO_SCAN_INIT (-INFINITY)
+#define FOO_SCAN_COMBINE(a, v) foo_log_add_exp(a, v)
+#else
+#define FOO_SCAN_INIT 0  // the running extrema start at their row's first element
+#endif
+#endif
+
+// Scans elements [begin, end) of the row at `base` on top of `acc` (what the elements before begin
+// combine to).
+inline void foo_scan_slice(__global out_t* y, __global long* where, __global const in_t* x, ulong base,
+                           ulong inner, ulong begin, ulong end, foo_scan_t acc) {
+#ifdef CUMSUM
+  for (ulong start = begin; start < end; start += FOO_SCAN_BLOCK) {
+    const ulong stop = min(end, start + FOO_SCAN_BLOCK);
+    ct block = 0;
+    for (ulong d = start; d < stop; ++d) {
+      const ulong i = base + d * inner;
+      block += FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, x, i));
+      FOO_STORE(OUT, y, i, FOO_CONVERT(OUT, acc.carry + (block - acc.compensation)));
+    }
+    acc = foo_scan_add(acc, block);
+  }
+#else
+  long at = 0;
+  for (ulong d = begin; d < end; ++d) {
+    const ulong i = base + d * inner;
+    const ct v = FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, x, i));
+#ifdef FOO_SCAN_COMBINE
+    acc = d == 0 ? v : FOO_SCAN_COMBINE(acc, v);
+#else
+#ifdef CUMMIN
+    const bool better = v <= acc;
+#else
+    const bool better = v >= acc;
+#endif
+    if (d == 0 || FOO_IS_NAN(v) || better) {
+      acc = v;
+      at = (long)d;
+    }
+    where[i] = at;
+#endif
+    FOO_STORE(OUT, y, i, FOO_CONVERT(OUT, acc));
+  }
+#endif
+}
+
+// What elements [begin, end) of the row at `base` combine to, on top of `acc`.
+inline foo_scan_t foo_scan_total(__global const in_t* x, ulong base, ulong inner, ulong begin, ulong end,
+                                 foo_scan_t acc) {
+#ifdef CUMSUM
+  for (ulong start = begin; start < end; start += FOO_SCAN_BLOCK) {
+    const ulong stop = min(end, start + FOO_SCAN_BLOCK);
+    ct block = 0;
+    for (ulong d = start; d < stop; ++d) block += FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, x, base + d * inner));
+    acc = foo_scan_add(acc, block);
+  }
+#elif defined(FOO_SCAN_COMBINE)
+  for (ulong d = begin; d < end; ++d) {
+    acc = FOO_SCAN_COMBINE(acc, FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, x, base + d * inner)));
+  }
+#endif
+  return acc;
+}
+
+// The totals of each row's first slices - 1 chunks, into partial[row * (slices - 1) + s].
+__kernel void scan_totals(__global const char* in, ulong in_offset, ulong outer, ulong D, ulong inner, ulong slices,
+                          ulong chunk, __global char* partial_base, ulong partial_offset) {
+  __global const in_t* x = FOO_PTR(const in_t, in, in_offset);
+  __global foo_scan_t* partial = FOO_PTR(foo_scan_t, partial_base, partial_offset);
+  const ulong chunks = slices - 1;
+  for (ulong item = get_global_id(0); item < outer * inner * chunks; item += get_global_size(0)) {
+    const ulong row = item / chunks, s = item % chunks;
+    const ulong base = (row / inner) * D * inner + row % inner;
+    partial[item] = foo_scan_total(x, base, inner, s * chunk, (s + 1) * chunk, FOO_SCAN_INIT);
+  }
+}
+
 __kernel void scan_contig(__global char* out, ulong out_offset, __global char* indices, ulong indices_offset,
-                          __global const char* in, ulong in_offset, ulong outer, ulong D, ulong inner) {
+                          __global const char* in, ulong in_offset, ulong outer, ulong D, ulong inner, ulong slices,
+                          ulong chunk, __global const char* partial_base, ulong partial_offset) {
   __global const in_t* x = FOO_PTR(const in_t, in, in_offset);
   __global out_t* y = FOO_PTR(out_t, out, out_offset);
   __global long* where = FOO_PTR(long, indices, indices_offset);
-  for (ulong row = get_global_id(0); row < outer * inner; row += get_global_size(0)) {
+  __global const foo_scan_t* partial = FOO_PTR(const foo_scan_t, partial_base, partial_offset);
+  for (ulong item = get_global_id(0); item < outer * inner * slices; item += get_global_size(0)) {
+    const ulong row = item / slices, s = item % slices;
     const ulong base = (row / inner) * D * inner + row % inner;
-    ct acc = 0;
-    long at = 0;
-    for (ulong d = 0; d < D; ++d) {
-      const ulong i = base + d * inner;
-      const ct v = FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, x, i));
-#if defined(CUMSUM)
-      acc = d == 0 ? v : acc + v;
-#elif defined(CUMPROD)
-      acc = d == 0 ? v : acc * v;
-#elif defined(LOGCUMSUMEXP)
-      acc = d == 0 ? v : foo_log_add_exp(acc, v);
-#else
-#ifdef CUMMIN
-      const bool better = v <= acc;
-#else
-      const bool better = v >= acc;
-#endif
-      if (d == 0 || FOO_IS_NAN(v) || better) {
-        acc = v;
-        at = (long)d;
-      }
-      where[i] = at;
-#endif
-      FOO_STORE(OUT, y, i, FOO_CONVERT(OUT, acc));
+    foo_scan_t acc = FOO_SCAN_INIT;
+#ifdef CUMSUM
+    for (ulong c = 0; c < s; ++c) {
+      const foo_scan_t total = partial[row * (slices - 1) + c];
+      acc = foo_scan_add(acc, total.carry - total.compensation);
     }
+#elif defined(FOO_SCAN_COMBINE)
+    for (ulong c = 0; c < s; ++c) acc = FOO_SCAN_COMBINE(acc, partial[row * (slices - 1) + c]);
+#endif
+    foo_scan_slice(y, where, x, base, inner, s * chunk, min(D, (s + 1) * chunk), acc);
   }
 }
