@@ -284,6 +284,17 @@ def test_long_rows_and_a_full_reduction():
     check(lambda x: (x.sum(1), x.var(1), x.sum()), x, rtol=1e-4, atol=1e-3)
 
 
+def test_long_reductions_to_few_outputs_are_as_accurate_as_eager():
+    # 2**22 floats (mean 1) reduced to one value or to 64 columns: split by Inductor into partial
+    # reductions, not one work-item's loop, whose sum was 7.6e-6 off and variance 1.6e-4.
+    x = normal(1 << 22, seed=9) + 1
+    fn = compiled(lambda x: (x.sum(), x.var(), x.reshape(65536, 64).sum(0)))
+    for value, expected in zip(
+        fn(x.to(FOO)), (x.double().sum(), x.double().var(), x.double().reshape(65536, 64).sum(0))
+    ):
+        torch.testing.assert_close(value.cpu().double(), expected, rtol=2e-6, atol=0)
+
+
 def test_a_row_longer_than_the_driver_loops_raises():
     # One row of 600K elements (split reductions off): 75K turns of the lane loop, past Mesa 22's
     # llvmpipe's 65535, where foo raises rather than let the driver end the loop early.

@@ -10,7 +10,8 @@ vector forms they have.
   element at a time, neighbouring work-items taking neighbouring elements.
 - A reduction's work-item takes whole rows and walks each in blocks of 8 lanes, accumulating lane
   by lane (its last block's lanes past the row's end left out), as Triton's looped reductions do
-  with blocks; the lanes combine after the loop.
+  with blocks; the lanes combine after the loop. Inductor splits long reductions to few outputs
+  into two kernels, partial reductions of slices and their reduction.
 Contiguous reads and writes are vector loads and stores, others go lane by lane, as do ops with no
 vector form. Half and bfloat16 values compute in float32, as foo's own kernels do. Matmul,
 convolution, attention, sorting and whatever else Inductor does not lower to loops run as calls to
@@ -1243,12 +1244,14 @@ class OpenCLScheduling(SIMDScheduling):
 
     @classmethod
     def get_backend_features(cls, device: torch.device) -> OrderedSet[BackendFeature]:
+        # Not REDUCE_TO_SINGLE_ELEMENT: a row is one work-item's loop, so long reductions to few outputs
+        # are better split by Inductor into partial reductions and a second kernel (one work-item summing
+        # 16M floats was 1.6e-4 off, and the column sums of 262144x64 floats took 10x eager's time).
         return OrderedSet(
             [
                 BackendFeature.INPLACE_BUFFERS,
                 BackendFeature.TUPLE_REDUCTION,
                 BackendFeature.PREFER_STORE_LOOP_ORDER,
-                BackendFeature.REDUCE_TO_SINGLE_ELEMENT,
             ]
         )
 
