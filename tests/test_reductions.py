@@ -419,14 +419,20 @@ def test_big_sum(dtype):
         compare(lambda y: (y.sum(), y.sum(dtype=torch.float64)), reduction_values((BIG,), dtype) + 1)
 
 
-@pytest.mark.parametrize("dim", [None, 1, 0], ids=["all", "rows", "columns"])
-def test_big_variance_is_as_accurate_as_cpus(dim):
-    """Float32 var and std of 2**22 values with mean 3 against float64 results, within CPU's accuracy
-    (a few float epsilons): a Welford update per element along a slice of a million elements was 5e-4 off."""
-    x = reduction_values((1024, 4096), torch.float32) + 3
+@pytest.mark.parametrize(
+    ("shape", "dim"),
+    [((1024, 4096), None), ((1024, 4096), 1), ((1 << 20, 16), 0), ((1 << 20, 64), 0)],
+    ids=["all", "rows", "columns", "vector_columns"],
+)
+def test_big_reductions_are_as_accurate_as_cpus(shape, dim):
+    """Float32 var, std and mean of 2**22 values with mean 3 against float64 results, within CPU's
+    accuracy (a few float epsilons): a Welford update per element along a slice of a million elements
+    was 5e-4 off, and partial results of thousands of slices of columns folded in one chain 1.5e-5."""
+    x = reduction_values(shape, torch.float32) + 3
     expected, y = x.double().var(dim), x.to(FOO)
     for var in [y.var(dim), torch.var_mean(y, dim)[0], y.std(dim) ** 2, torch.std_mean(y, dim)[0] ** 2]:
         torch.testing.assert_close(var.cpu().double(), expected, rtol=1e-6, atol=0)
+    torch.testing.assert_close(y.mean(dim).cpu().double(), x.double().mean(dim), rtol=1e-6, atol=0)
 
 
 @pytest.mark.parametrize("dim", [0, 1], ids=["columns", "rows"])
@@ -437,18 +443,20 @@ def test_long_cumsum_is_as_accurate_as_cpus(dim):
     torch.testing.assert_close(x.to(FOO).cumsum(dim).cpu().double(), x.double().cumsum(dim), rtol=2e-6, atol=0)
 
 
-LONG_ROW = 3 * 4096 + 5  # on CPU devices, rows this long and few are scanned in slices of 4096 and more
+LONG_ROW = 3 * 4096 + 5  # rows this long and few are scanned in slices (of 3074 on CPU devices)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.int64], ids=dtype_id)
 def test_few_long_rows_scan_like_cpu(dtype):
+    # Rows along dim 1, and along dim 0 of the transposed copy (two rows `inner` apart).
     x = reduction_values((2, LONG_ROW), dtype)
-    scans = [lambda y: y.cumsum(1), lambda y: y.cumprod(1)]
+    scans = [torch.cumsum, torch.cumprod]
     if dtype.is_floating_point:
         x = x * 1e-3 + 1  # products near 1, sums far from 0
-        scans.append(lambda y: y.logcumsumexp(1))
-    for fn in scans:
-        compare(fn, x)
+        scans.append(torch.logcumsumexp)
+    for scan in scans:
+        compare(lambda y: scan(y, 1), x)  # noqa: B023
+        compare(lambda y: scan(y, 0), x.t().contiguous())  # noqa: B023
 
 
 def test_scans_carry_infinities_zeros_and_nan_past_blocks_and_slices():

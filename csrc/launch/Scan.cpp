@@ -45,21 +45,25 @@ void launch_scan(Scan scan, const at::Tensor& self, const at::Tensor& out, const
     for (int64_t d = dim + 1; d < input.dim(); ++d) inner *= input.size(d);
   }
   // Slices of few long rows, for the scans whose partial results combine (see scan.cl): enough
-  // work-items for the device, each over at least kMinChunk elements, and none longer than the
-  // driver runs a loop (a work-item walks a whole slice; a driver that ends loops early would cut
-  // it short).
-  constexpr int64_t kMinChunk = 4096;
+  // work-items for the device, each over kMinChunk / 2 elements or more and at most kMaxSlices per
+  // row (a slice folds the totals of those before it), and on a driver that ends loops early
+  // (a work-item walks a whole slice) none longer than half its limit.
+  constexpr int64_t kMinChunk = 4096, kMaxSlices = 1024, kScanBlock = 256;  // kScanBlock: scan.cl's
   const runtime::DeviceInfo& info = runtime::device_info(out.device().index());
   const int64_t rows = outer * inner, limit = info.loop_iteration_limit;
   const int64_t wanted = static_cast<int64_t>(std::max<uint32_t>(info.compute_units, 1)) * (info.cpu_class ? 4 : 256);
   const bool sliceable = scan == Scan::kCumsum || scan == Scan::kCumprod || scan == Scan::kLogcumsumexp;
   int64_t slices = 1;
   if (sliceable) {
-    slices = std::max<int64_t>(1, std::min((wanted + rows - 1) / rows, (size + kMinChunk - 1) / kMinChunk));
-    if (limit > 0) slices = std::max(slices, (size + limit - 2) / (limit - 1));
+    slices = std::max<int64_t>(
+        1, std::min({(wanted + rows - 1) / rows, (size + kMinChunk - 1) / kMinChunk, kMaxSlices}));
+    if (limit > 0) slices = std::max(slices, (size + limit / 2 - 1) / (limit / 2));
   }
-  const int64_t chunk = (size + slices - 1) / slices;
-  TORCH_CHECK(limit == 0 || chunk < limit, "foo-cl: cumulative ops along a dim of ", size,
+  const int64_t chunk = std::max<int64_t>((size + slices - 1) / slices, 1);
+  slices = (size + chunk - 1) / chunk;  // no empty slice
+  // A work-item's loop turns: its slice, the blocks of a sum's slice, the totals before it.
+  const int64_t turns = chunk + (scan == Scan::kCumsum ? chunk / kScanBlock : 0) + slices;
+  TORCH_CHECK(limit == 0 || turns < limit, "foo-cl: cumulative ops along a dim of ", size,
               " elements is not supported on ", out.device(), ", whose OpenCL driver ends a work-item's loops after ",
               limit, " iterations");
   const c10::ScalarType out_type = out.scalar_type(), compute = compute_type(out_type);

@@ -16,7 +16,7 @@ inline ct foo_log_add_exp(ct x, ct y) {
 }
 #endif
 
-#define FOO_SCAN_BLOCK 256
+#define FOO_SCAN_BLOCK 256  // kScanBlock in launch/Scan.cpp
 #if defined(COMPUTE_IS_FLOAT) || defined(COMPUTE_IS_COMPLEX)
 #define FOO_SCAN_FINITE(x) isfinite(x)
 #else
@@ -121,7 +121,7 @@ __kernel void scan_totals(__global const char* in, ulong in_offset, ulong outer,
   for (ulong item = get_global_id(0); item < outer * inner * chunks; item += get_global_size(0)) {
     const ulong row = item / chunks, s = item % chunks;
     const ulong base = (row / inner) * D * inner + row % inner;
-    partial[item] = foo_scan_total(x, base, inner, s * chunk, (s + 1) * chunk, FOO_SCAN_INIT);
+    partial[item] = foo_scan_total(x, base, inner, s * chunk, min(D, (s + 1) * chunk), FOO_SCAN_INIT);
   }
 }
 
