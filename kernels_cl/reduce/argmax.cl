@@ -23,6 +23,7 @@ inline foo_arg foo_arg_combine(foo_arg a, foo_arg b) {
   return foo_arg_wins(a.value, a.index, b.value, b.index) ? a : b;
 }
 
+#define REDUCE_EXACT
 #define ACC_T foo_arg
 #define INIT ((foo_arg){0, -1})
 #define REDUCE(acc, x, idx) foo_arg_combine(acc, (foo_arg){x, (long)(idx)})
