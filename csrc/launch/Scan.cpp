@@ -48,7 +48,7 @@ void launch_scan(Scan scan, const at::Tensor& self, const at::Tensor& out, const
   // work-items for the device, each over kMinChunk / 2 elements or more and at most kMaxSlices per
   // row (a slice folds the totals of those before it), and on a driver that ends loops early
   // (a work-item walks a whole slice) none longer than half its limit.
-  constexpr int64_t kMinChunk = 4096, kMaxSlices = 1024, kScanBlock = 256;  // kScanBlock: scan.cl's
+  constexpr int64_t kMinChunk = 4096, kMaxSlices = 1024, kScanBlock = 256;  // kScanBlock: a sum's blocks
   const runtime::DeviceInfo& info = runtime::device_info(out.device().index());
   const int64_t rows = outer * inner, limit = info.loop_iteration_limit;
   const int64_t wanted = static_cast<int64_t>(std::max<uint32_t>(info.compute_units, 1)) * (info.cpu_class ? 4 : 256);
@@ -68,7 +68,8 @@ void launch_scan(Scan scan, const at::Tensor& self, const at::Tensor& out, const
               limit, " iterations");
   const c10::ScalarType out_type = out.scalar_type(), compute = compute_type(out_type);
   const std::string options = dtype_option("IN0", input.scalar_type()) + dtype_option("OUT", out_type) +
-                              compute_option(compute) + scan_option(scan);
+                              compute_option(compute) + scan_option(scan) +
+                              " -DFOO_SCAN_BLOCK=" + std::to_string(kScanBlock);
   // A slice's total: a compute value, and for sums its compensation too.
   const at::Tensor partial =
       slices > 1 ? at::empty({rows * (slices - 1) * 2 * static_cast<int64_t>(c10::elementSize(compute))},

@@ -16,7 +16,6 @@ inline ct foo_log_add_exp(ct x, ct y) {
 }
 #endif
 
-#define FOO_SCAN_BLOCK 256  // kScanBlock in launch/Scan.cpp
 #if defined(COMPUTE_IS_FLOAT) || defined(COMPUTE_IS_COMPLEX)
 #define FOO_SCAN_FINITE(x) isfinite(x)
 #else
@@ -26,11 +25,13 @@ inline ct foo_log_add_exp(ct x, ct y) {
 typedef FOO_STORAGE(IN0) in_t;
 typedef FOO_STORAGE(OUT) out_t;
 
+// foo_scan_t: what a run of elements combines to; FOO_SCAN_FOLD(acc, total) folds a slice's total
+// into what came before it.
 #ifdef CUMSUM
-// NOTE: a slice is summed in blocks of FOO_SCAN_BLOCK elements, each from 0, on top of the sum of
-// what came before (carry, with Kahan's compensation; none past infinities), so that rounding
-// errors grow with a block's length, not the row's: a float running sum over 4M elements was
-// 1.7e-5 off (CPU sums in double).
+// NOTE: a slice is summed in blocks of FOO_SCAN_BLOCK elements (a build option), each from 0, on
+// top of the sum of what came before (carry, with Kahan's compensation; none past infinities), so
+// that rounding errors grow with a block's length, not the row's: a float running sum over 4M
+// elements was 1.7e-5 off (CPU sums in double).
 typedef struct {
   ct carry;
   ct compensation;
@@ -42,6 +43,7 @@ inline foo_scan_t foo_scan_add(foo_scan_t a, ct block) {
   a.carry = sum;
   return a;
 }
+#define FOO_SCAN_FOLD(acc, total) foo_scan_add(acc, (total).carry - (total).compensation)
 #else
 typedef ct foo_scan_t;
 #if defined(CUMPROD)
@@ -53,12 +55,18 @@ typedef ct foo_scan_t;
 #else
 #define FOO_SCAN_INIT 0  // the running extrema start at their row's first element
 #endif
+#ifdef FOO_SCAN_COMBINE
+#define FOO_SCAN_FOLD(acc, total) FOO_SCAN_COMBINE(acc, total)
+#else
+#define FOO_SCAN_FOLD(acc, total) (acc)  // the running extrema take whole rows
+#endif
 #endif
 
 // Scans elements [begin, end) of the row at `base` on top of `acc` (what the elements before begin
-// combine to).
-inline void foo_scan_slice(__global out_t* y, __global long* where, __global const in_t* x, ulong base,
-                           ulong inner, ulong begin, ulong end, foo_scan_t acc) {
+// combine to) and returns what they all combine to; writes each result only when `write`
+// (scan_contig; scan_totals wants the total).
+inline foo_scan_t foo_scan_range(__global out_t* y, __global long* where, __global const in_t* x, ulong base,
+                                 ulong inner, ulong begin, ulong end, foo_scan_t acc, bool write) {
 #ifdef CUMSUM
   for (ulong start = begin; start < end; start += FOO_SCAN_BLOCK) {
     const ulong stop = min(end, start + FOO_SCAN_BLOCK);
@@ -66,7 +74,7 @@ inline void foo_scan_slice(__global out_t* y, __global long* where, __global con
     for (ulong d = start; d < stop; ++d) {
       const ulong i = base + d * inner;
       block += FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, x, i));
-      FOO_STORE(OUT, y, i, FOO_CONVERT(OUT, acc.carry + (block - acc.compensation)));
+      if (write) FOO_STORE(OUT, y, i, FOO_CONVERT(OUT, acc.carry + (block - acc.compensation)));
     }
     acc = foo_scan_add(acc, block);
   }
@@ -87,26 +95,9 @@ inline void foo_scan_slice(__global out_t* y, __global long* where, __global con
       acc = v;
       at = (long)d;
     }
-    where[i] = at;
+    if (write) where[i] = at;
 #endif
-    FOO_STORE(OUT, y, i, FOO_CONVERT(OUT, acc));
-  }
-#endif
-}
-
-// What elements [begin, end) of the row at `base` combine to, on top of `acc`.
-inline foo_scan_t foo_scan_total(__global const in_t* x, ulong base, ulong inner, ulong begin, ulong end,
-                                 foo_scan_t acc) {
-#ifdef CUMSUM
-  for (ulong start = begin; start < end; start += FOO_SCAN_BLOCK) {
-    const ulong stop = min(end, start + FOO_SCAN_BLOCK);
-    ct block = 0;
-    for (ulong d = start; d < stop; ++d) block += FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, x, base + d * inner));
-    acc = foo_scan_add(acc, block);
-  }
-#elif defined(FOO_SCAN_COMBINE)
-  for (ulong d = begin; d < end; ++d) {
-    acc = FOO_SCAN_COMBINE(acc, FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, x, base + d * inner)));
+    if (write) FOO_STORE(OUT, y, i, FOO_CONVERT(OUT, acc));
   }
 #endif
   return acc;
@@ -121,7 +112,7 @@ __kernel void scan_totals(__global const char* in, ulong in_offset, ulong outer,
   for (ulong item = get_global_id(0); item < outer * inner * chunks; item += get_global_size(0)) {
     const ulong row = item / chunks, s = item % chunks;
     const ulong base = (row / inner) * D * inner + row % inner;
-    partial[item] = foo_scan_total(x, base, inner, s * chunk, min(D, (s + 1) * chunk), FOO_SCAN_INIT);
+    partial[item] = foo_scan_range(0, 0, x, base, inner, s * chunk, min(D, (s + 1) * chunk), FOO_SCAN_INIT, false);
   }
 }
 
@@ -136,14 +127,7 @@ __kernel void scan_contig(__global char* out, ulong out_offset, __global char* i
     const ulong row = item / slices, s = item % slices;
     const ulong base = (row / inner) * D * inner + row % inner;
     foo_scan_t acc = FOO_SCAN_INIT;
-#ifdef CUMSUM
-    for (ulong c = 0; c < s; ++c) {
-      const foo_scan_t total = partial[row * (slices - 1) + c];
-      acc = foo_scan_add(acc, total.carry - total.compensation);
-    }
-#elif defined(FOO_SCAN_COMBINE)
-    for (ulong c = 0; c < s; ++c) acc = FOO_SCAN_COMBINE(acc, partial[row * (slices - 1) + c]);
-#endif
-    foo_scan_slice(y, where, x, base, inner, s * chunk, min(D, (s + 1) * chunk), acc);
+    for (ulong c = 0; c < s; ++c) acc = FOO_SCAN_FOLD(acc, partial[row * (slices - 1) + c]);
+    foo_scan_range(y, where, x, base, inner, s * chunk, min(D, (s + 1) * chunk), acc, true);
   }
 }
