@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -362,6 +363,55 @@ def test_random_numbers_in_compiled_code():
     torch.manual_seed(0)
     again = compiled(fn)(x)
     torch.testing.assert_close(again[0], uniform)  # the same seed gives the same numbers
+
+
+def philox_bits(key: int, elements: np.ndarray, wide: bool) -> np.ndarray:
+    """kernels_cl/inductor.clh's random bits of `elements` under `key`, from a reference Philox4x32-10:
+    words of the tile layout of random/philox.clh (a 32-bit word, or two for 64 bits)."""
+    mask = np.uint64(0xFFFFFFFF)
+    e = elements.astype(np.uint64)
+    per_tile = 16 if wide else 32
+    x, y = (e // per_tile) * 8 + e % 8, np.zeros_like(e)
+    z, w = np.zeros_like(e), np.zeros_like(e)
+    k0, k1 = np.uint64(key & 0xFFFFFFFF), np.uint64(key >> 32)
+    for _ in range(10):
+        p0, p1 = x * np.uint64(0xD2511F53), z * np.uint64(0xCD9E8D57)
+        x, y, z, w = (p1 >> np.uint64(32)) ^ y ^ k0, p1 & mask, (p0 >> np.uint64(32)) ^ w ^ k1, p0 & mask
+        k0, k1 = (k0 + np.uint64(0x9E3779B9)) & mask, (k1 + np.uint64(0xBB67AE85)) & mask
+    group = (e % per_tile) // 8
+    if wide:
+        return np.where(group == 0, x | y << np.uint64(32), z | w << np.uint64(32))
+    return np.choose(group.astype(np.int64), [x, y, z, w])
+
+
+@pytest.mark.parametrize("shape", [(1005,), (7, 13)], ids=["blocks_and_tail", "rows_of_13"])
+def test_compiled_random_numbers_are_philox_of_seed_and_element(shape):
+    """Elements in whole blocks of 8 lanes (from a tile kept between blocks), in tails and in rows that
+    start off a block's boundary draw the same Philox words for the same (seed, element)."""
+    x = torch.zeros(shape, device=FOO)
+    elements = np.arange(x.numel())
+    torch.manual_seed(3)
+    # Inductor's seed: the generator's next draw, as the wrapper makes it (as a 64-bit key).
+    key = int(torch.randint(-(2**63), 2**63 - 1, [1], device=FOO).item()) % 2**64
+    for op, wide in [(torch.rand_like, False), (torch.randn_like, True)]:
+        bits = philox_bits(key, elements, wide)
+        if wide:
+            u1 = ((bits & np.uint64(0xFFFFFFFF)) >> np.uint64(8)).astype(np.float64) * 2**-24 + 2**-24
+            u2 = (bits >> np.uint64(40)).astype(np.float64) * 2**-24
+            expected = np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * u2)
+        else:
+            expected = (bits >> np.uint64(8)).astype(np.float64) * 2**-24
+        expected = torch.from_numpy(expected.reshape(shape)).float()
+        torch.manual_seed(3)
+        drawn = compiled(lambda t, op=op: op(t) + t)(x)
+        torch.testing.assert_close(drawn.cpu(), expected, rtol=1e-4, atol=1e-5)
+        torch.manual_seed(3)
+        row_sums = compiled(lambda t, op=op: (op(t) + t).sum(-1))(x)
+        torch.testing.assert_close(row_sums.cpu(), expected.sum(-1), rtol=1e-4, atol=1e-4)
+    torch.manual_seed(3)
+    integers = compiled(lambda t: torch.randint(0, 1000, t.shape, device=t.device) + t.long())(x)
+    expected = philox_bits(key, elements, True) % np.uint64(1000)
+    assert torch.equal(integers.cpu(), torch.from_numpy(expected.astype(np.int64).reshape(shape)))
 
 
 # ---- models ------------------------------------------------------------------------------------------------------

@@ -602,11 +602,12 @@ def _per_lane(name: str, scalar: Any):
 
 
 def _lanes_random(function: str):
-    """A random op of kernels_cl/inductor.clh, on long lanes (seed, offset[, low, high])."""
+    """A random op of kernels_cl/inductor.clh, on long lanes (seed, offset[, low, high]), with a
+    foo_random_tile of its own (the kernel declares it before its loops)."""
 
     def fn(*args: CSEVariable) -> str:
         longs = [str(a) if _dtype_of(a) == torch.int64 else f"FOO_CVT(long, {a})" for a in args]
-        return f"{function}({', '.join(longs)})"
+        return f"{function}({', '.join(longs)}, {V.kernel.random_tile()})"
 
     return staticmethod(fn)
 
@@ -673,6 +674,12 @@ class OpenCLKernel(SIMDKernel):
         self.outside_loop_vars: OrderedSet[CSEVariable] = OrderedSet()
         self.accumulators = itertools.count()
         self.special_dtype: torch.dtype | None = None  # the `ct` of foo's special-function headers
+        self.random_tiles = 0  # foo_random_tile variables of the kernel's random ops
+
+    def random_tile(self) -> str:
+        """A new random op's foo_random_tile variable."""
+        self.random_tiles += 1
+        return f"foo_tile{self.random_tiles - 1}"
 
     def dtype_to_str(self, dtype: torch.dtype) -> str:
         return value_type(dtype)
@@ -1131,6 +1138,7 @@ class OpenCLKernel(SIMDKernel):
             code.writelines([p + ("," if i < len(params) - 1 else ") {") for i, p in enumerate(params)])
         with code.indent():
             code.writelines(prologue)
+            code.writelines(f"FOO_RANDOM_TILE(foo_tile{k});" for k in range(self.random_tiles))
             code.splice(loops)
         code.writeline("}")
         return code.getvalue()
