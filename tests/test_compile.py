@@ -405,9 +405,11 @@ def test_compiled_random_numbers_are_philox_of_seed_and_element(shape):
         torch.manual_seed(3)
         drawn = compiled(lambda t, op=op: op(t) + t)(x)
         torch.testing.assert_close(drawn.cpu(), expected, rtol=1e-4, atol=1e-5)
+        # Weighted by position, so that a value in the wrong element of its row shows.
+        weights = torch.arange(1.0, shape[-1] + 1)
         torch.manual_seed(3)
-        row_sums = compiled(lambda t, op=op: (op(t) + t).sum(-1))(x)
-        torch.testing.assert_close(row_sums.cpu(), expected.sum(-1), rtol=1e-4, atol=1e-4)
+        row_sums = compiled(lambda t, w, op=op: (op(t) * w).sum(-1))(x, weights.to(FOO))
+        torch.testing.assert_close(row_sums.cpu(), (expected * weights).sum(-1), rtol=1e-4, atol=1e-4)
     torch.manual_seed(3)
     integers = compiled(lambda t: torch.randint(0, 1000, t.shape, device=t.device) + t.long())(x)
     expected = philox_bits(key, elements, True) % np.uint64(1000)

@@ -230,8 +230,8 @@ def _vectorised(name: str):
 
 
 class OpenCLOverrides(OpOverrides):
-    """Inductor's ops as OpenCL C expressions on values of FOO_W lanes (vectors on CPU devices,
-    scalars elsewhere: kernels_cl/inductor.clh). OpenCL C has no implicit conversions between vector types,
+    """Inductor's ops as OpenCL C expressions on values of FOO_W lanes (vectors in reductions and
+    in CPU devices' pointwise kernels, scalars elsewhere: kernels_cl/inductor.clh). OpenCL C has no implicit conversions between vector types,
     so operands convert to their common type first; ops with no vector form (foo's special
     functions, integer powers) run lane by lane."""
 
