@@ -231,9 +231,9 @@ def _vectorised(name: str):
 
 class OpenCLOverrides(OpOverrides):
     """Inductor's ops as OpenCL C expressions on values of FOO_W lanes (vectors in reductions and
-    in CPU devices' pointwise kernels, scalars elsewhere: kernels_cl/inductor.clh). OpenCL C has no implicit conversions between vector types,
-    so operands convert to their common type first; ops with no vector form (foo's special
-    functions, integer powers) run lane by lane."""
+    in CPU devices' pointwise kernels, scalars elsewhere: kernels_cl/inductor.clh). OpenCL C has no
+    implicit conversions between vector types, so operands convert to their common type first; ops
+    with no vector form (foo's special functions, integer powers) run lane by lane."""
 
     @staticmethod
     def constant(value: bool | float, dtype: torch.dtype) -> str:
@@ -674,12 +674,12 @@ class OpenCLKernel(SIMDKernel):
         self.outside_loop_vars: OrderedSet[CSEVariable] = OrderedSet()
         self.accumulators = itertools.count()
         self.special_dtype: torch.dtype | None = None  # the `ct` of foo's special-function headers
-        self.random_tiles = 0  # foo_random_tile variables of the kernel's random ops
+        self.random_tiles: list[str] = []  # foo_random_tile variables of the kernel's random ops
 
     def random_tile(self) -> str:
         """A new random op's foo_random_tile variable."""
-        self.random_tiles += 1
-        return f"foo_tile{self.random_tiles - 1}"
+        self.random_tiles.append(f"foo_tile{len(self.random_tiles)}")
+        return self.random_tiles[-1]
 
     def dtype_to_str(self, dtype: torch.dtype) -> str:
         return value_type(dtype)
@@ -1138,7 +1138,7 @@ class OpenCLKernel(SIMDKernel):
             code.writelines([p + ("," if i < len(params) - 1 else ") {") for i, p in enumerate(params)])
         with code.indent():
             code.writelines(prologue)
-            code.writelines(f"FOO_RANDOM_TILE(foo_tile{k});" for k in range(self.random_tiles))
+            code.writelines(f"FOO_RANDOM_TILE({tile});" for tile in self.random_tiles)
             code.splice(loops)
         code.writeline("}")
         return code.getvalue()
