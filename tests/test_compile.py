@@ -1,11 +1,12 @@
 """torch.compile on foo (Inductor generating OpenCL C): compiled functions against eager foo and the CPU.
 
 Pointwise chains and their dtype rules, lanes (whole blocks and their remainders), reductions over every dim (rows of
-every length against their blocks, ties and NaN), an embedding's gradient (atomic adds after a reduction), softmax
-and layer_norm patterns, broadcasting and strided inputs, in-place mutation and views, float16/bfloat16 computed in
-float32 (bitcasts keeping their bits), special functions, random numbers, the two example models and GPT-2, BERT and Llama (tiny configs, from
-transformers) forward and training, autocast inside a compiled region, recompilation on new shapes (static, automatic
-and dynamic), and fresh processes. No test may fall back to the CPU.
+every length against their blocks, columns of every width, ties and NaN), an embedding's gradient (atomic adds after
+a reduction), softmax and layer_norm patterns, broadcasting and strided inputs, in-place mutation and views,
+float16/bfloat16 computed in float32 (bitcasts keeping their bits), special functions, random numbers, the two example
+models and GPT-2, BERT and Llama (tiny configs, from transformers) forward and training, autocast inside a compiled
+region, recompilation on new shapes (static, automatic and dynamic), and fresh processes. No test may fall back to the
+CPU.
 """
 
 import copy
@@ -18,6 +19,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from conftest import FOO, PROPERTIES, TINY_TRANSFORMERS, dtype_id, run_python, tiny_transformer
+from torch._inductor.utils import run_and_get_code
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for examples/
 
@@ -258,6 +260,26 @@ def test_reduction_rows_of_every_length_against_their_blocks(row):
     check(fn, x, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("columns", [5, 8, 13, 64, 67])
+def test_column_reductions_take_their_lanes_along_the_outputs(columns):
+    # A reduction over rows of contiguous outputs (a bias gradient's x.sum(0)) takes 8 neighbouring outputs as its
+    # lanes, then the rest one at a time: each lane's accumulator is its own output's, its loads and stores are the
+    # lanes of one row (a weight read once per output, the normalised column written back).
+    x, w = (normal(37, columns, seed=37) * 4).round() / 4, normal(columns, seed=38)
+    fn = lambda x, w: (
+        (x * w).sum(0),
+        x.amax(0),
+        x.argmin(0),
+        x.var(0, correction=0),
+        (x > 0.5).any(0),
+        (x - x.mean(0, keepdim=True)) * w,
+        x.to(torch.int8).sum(0),
+    )
+    check(fn, x, w, rtol=1e-5, atol=1e-5)
+    _, (code,) = run_and_get_code(compiled(lambda x: x.sum(0)), x.to(FOO))
+    assert "'columns')" in code and "'rows')" not in code
+
+
 def test_embedding_gradient_adds_each_row_once():
     # The gradient of a position embedding sums over the batch (a reduction), then adds into the table at the indices:
     # a row's result is added once, not once per lane.
@@ -296,17 +318,20 @@ def test_long_reductions_to_few_outputs_are_as_accurate_as_eager():
         torch.testing.assert_close(value.cpu().double(), expected, rtol=2e-6, atol=0)
 
 
-def test_a_row_longer_than_the_driver_loops_raises():
-    # One row of 600K elements (split reductions off): 75K turns of the lane loop, past Mesa 22's
-    # llvmpipe's 65535, where foo raises rather than let the driver end the loop early.
-    x = normal(600_000, seed=18)
-    fn = compiled(lambda x: x.sum())
+@pytest.mark.parametrize(
+    ("line", "shape", "dim"), [("row", (600_000,), 0), ("column", (70_000, 16), 0)], ids=["row", "column"]
+)
+def test_a_reduction_longer_than_the_driver_loops_raises(line, shape, dim):
+    # One row of 600K elements (split reductions off): 75K turns of the lane loop; a column of 70K: 70K turns. Both are
+    # past Mesa 22's llvmpipe's 65535, where foo raises rather than let the driver end the loop early.
+    x = normal(*shape, seed=18)
+    fn = compiled(lambda x: x.sum(dim))
     with torch._inductor.config.patch(split_reductions=False):
         if PROPERTIES.loop_iteration_limit:
-            with pytest.raises(RuntimeError, match="loops .* times over a reduction row"):
+            with pytest.raises(RuntimeError, match=f"loops .* times over a reduction {line}"):
                 fn(x.to(FOO))
         else:
-            torch.testing.assert_close(fn(x.to(FOO)).cpu(), x.sum(), rtol=1e-5, atol=1e-3)
+            torch.testing.assert_close(fn(x.to(FOO)).cpu().double(), x.double().sum(dim), rtol=1e-5, atol=1e-2)
 
 
 @pytest.mark.parametrize("shape", [(64, 100), (7, 3, 1000)], ids=str)

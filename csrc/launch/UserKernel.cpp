@@ -103,16 +103,17 @@ void launch_user_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
 
 void launch_generated_kernel(c10::DeviceIndex device, const std::string& key, const std::string& name,
                              c10::function_ref<std::string()> source, const std::vector<uintptr_t>& addresses,
-                             const std::vector<int64_t>& values, int64_t n, bool rows) {
+                             const std::vector<int64_t>& values, int64_t n, int64_t loop_block) {
   KernelCall call(device, runtime::kernel_from_keyed_source(device, key, name.c_str(), source), name.c_str(),
                   "inductor");
   for (uintptr_t address : addresses) set_buffer(call, reinterpret_cast<const void*>(address));
   for (int64_t value : values) call.value(static_cast<cl_long>(value));
   const runtime::DeviceInfo& info = runtime::device_info(device);
-  if (rows && info.cpu_class) {
-    // A CPU device runs a work-group on one core: rows (each a long loop) go one per group, so a
-    // few rows still spread over every core.
-    const size_t groups = std::min<size_t>(static_cast<size_t>(std::max<int64_t>(n, 1)),
+  if (loop_block > 0 && info.cpu_class) {
+    // A CPU device runs a work-group on one core: blocks of long loops go one per group, so a few
+    // still spread over every core.
+    const int64_t blocks = (n + loop_block - 1) / loop_block;
+    const size_t groups = std::min<size_t>(static_cast<size_t>(std::max<int64_t>(blocks, 1)),
                                            static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64);
     call.launch_groups(groups, 1);
   } else {

@@ -12,6 +12,10 @@ vector forms they have.
   by lane (its last block's lanes past the row's end left out), as Triton's looped reductions do
   with blocks; the lanes combine after the loop. Inductor splits long reductions to few outputs
   into two kernels, partial reductions of slices and their reduction.
+- A reduction whose reads are contiguous along its outputs rather than its rows (column sums, a
+  bias gradient's x.sum(0)) goes like a pointwise kernel over its outputs instead, each output's
+  column a loop of its own: 8 neighbouring outputs are the lanes, so a turn of the loop reads one
+  vector of a row, and each lane's accumulator is its own output.
 Contiguous reads and writes are vector loads and stores, others go lane by lane, as do ops with no
 vector form. Half and bfloat16 values compute in float32, as foo's own kernels do. Matmul,
 convolution, attention, sorting and whatever else Inductor does not lower to loops run as calls to
@@ -58,6 +62,7 @@ from torch.utils._sympy.printers import ExprPrinter
 from torch.utils._sympy.symbol import SymT, symbol_is_type
 
 from foo_cl import _C
+from foo_cl.inductor.runtime import COLUMNS, ELEMENTS, ROWS
 
 # dtype -> (C type of a value in a kernel, C type of a buffer element). float16 and bfloat16
 # compute in float; bool is stored as uchar (OpenCL kernels take no bool pointers).
@@ -665,8 +670,12 @@ class OpenCLKernel(SIMDKernel):
     def __init__(self, tiling: dict[str, sympy.Expr], **kwargs: Any) -> None:
         super().__init__(tiling, **kwargs)
         self.cse = LaneCSE(self.newvar_prefix, self.suffix)
+        # How the grid loop goes (foo_cl.inductor.runtime).
+        self.loop = ELEMENTS
+        if self.inside_reduction:
+            self.loop = COLUMNS if _reads_along_outputs(self.features.reduction_nodes()) else ROWS
         # The range whose consecutive iterations a value's lanes hold (see _lane_position).
-        self._lanes_tree = self.range_trees[-1] if self.inside_reduction else self.range_trees[0]
+        self._lanes_tree = self.range_trees[-1] if self.loop == ROWS else self.range_trees[0]
         self.masks: list[CSEVariable] = []  # the masks of the masked bodies being generated
         self.x_indexing = IndentedBuffer()  # the pointwise range's index variables, once per output
         self.post_loop_combine = IndentedBuffer()  # reductions' lanes combined, after their loop
@@ -735,14 +744,17 @@ class OpenCLKernel(SIMDKernel):
         self.stores.writeline(DeferredLine(name, line))
 
     def store_reduction(self, name: str, index: sympy.Expr, value: CSEVariable) -> None:
-        # A reduction's result has equal lanes.
-        var, dtype = self.args.output(name), V.graph.get_dtype(name)
-        line = _element_store(var, dtype, self.index_to_str(self.prepare_indexing(index)), _lane(value, 0))
+        var, dtype, index = self.args.output(name), V.graph.get_dtype(name), self.prepare_indexing(index)
+        if self.loop == COLUMNS:  # a lane per output
+            line = self._lanes_store(var, dtype, index, value)
+        else:  # a row's result, in every lane
+            line = _element_store(var, dtype, self.index_to_str(index), _lane(value, 0))
         self.post_loop_store.writeline(DeferredLine(name, line))
 
-    # Lanes: a value holds FOO_W lanes, consecutive iterations of the kernel's innermost range (the
-    # pointwise range in pointwise kernels, the reduction range in reductions). A position along it
-    # is written from the range's root variable, which is _lane_base() in a block's lane 0.
+    # Lanes: a value holds FOO_W lanes, consecutive iterations of one range (the reduction range in
+    # reductions over rows, the pointwise range elsewhere). A position along it is written from the
+    # range's root variable, which is _lane_base() in a block's lane 0; in reductions over columns,
+    # the reduction range's root variable is foo_r, its loop's element.
 
     def _lane_base(self) -> sympy.Symbol:
         return _FOO_R if self._lanes_tree.is_reduction else _FOO_X
@@ -752,12 +764,17 @@ class OpenCLKernel(SIMDKernel):
         (foo_valid) must not be read or written."""
         return self.inside_reduction and self._lanes_tree.is_reduction
 
+    def _written_at_use(self, tree: Any) -> bool:
+        """Whether a range tree's entries are written in their root variable where they are used
+        (the lanes' range; in columns, the reduction range too), rather than declared per output."""
+        return tree is self._lanes_tree or (self.loop == COLUMNS and tree.is_reduction)
+
     def _in_range_variable(self, index: sympy.Expr) -> sympy.Expr:
-        """index with the lanes' range tree's entries in its root variable."""
+        """index with the entries of ranges written at their use in their root variables."""
         entries = {
             s: self.range_tree_nodes[s].expr
             for s in index.free_symbols
-            if s in self.range_tree_nodes and self.range_tree_nodes[s].root is self._lanes_tree
+            if s in self.range_tree_nodes and self._written_at_use(self.range_tree_nodes[s].root)
         }
         return sympy_subs(index, entries) if entries else index
 
@@ -766,6 +783,8 @@ class OpenCLKernel(SIMDKernel):
         variable."""
         expr = self._in_range_variable(index)
         replacements: dict[sympy.Symbol, sympy.Expr] = {self._lanes_tree.symbol(): self._lane_base() + lane}
+        if self.loop == COLUMNS:
+            replacements[self.range_trees[-1].symbol()] = _FOO_R
         for symbol in expr.free_symbols:
             if symbol_is_type(symbol, SymT.TMP):
                 var = self.cse.varname_map[str(symbol)]
@@ -899,21 +918,31 @@ class OpenCLKernel(SIMDKernel):
 
     def _accumulator(self, dtype: torch.dtype, init: str) -> str:
         """A reduction's accumulator of FOO_W lanes, set before its loop: lane k takes the row's
-        elements k, k + FOO_W, ..."""
+        elements k, k + FOO_W, ... (in columns: the whole column of lane k's output)."""
         name = f"acc{next(self.accumulators)}"
         self.body.writeline(f"FOO_V({lane_type(dtype)}) {name} = FOO_SPLAT({lane_type(dtype)}, {init});")
         return name
 
     def _result(self, accumulator: str, dtype: torch.dtype) -> str:
-        """The scalar an accumulator's lanes combine into after the loop (declared, lane 0's value)."""
+        """What an accumulator's lanes give after the loop: over rows, the scalar they combine into
+        (declared, lane 0's value; _combine_lanes folds in the rest); over columns, the lanes."""
+        if self.loop == COLUMNS:
+            return accumulator
         t = lane_type(dtype)
         self.post_loop_combine.writeline(f"{t} {accumulator}_all = {_lane_of(t, accumulator, 0)};")
         return f"{accumulator}_all"
 
-    def _value(self, scalar: str, dtype: torch.dtype) -> CSEVariable:
-        """A reduction's result (a scalar after the loop) as a value of FOO_W equal lanes."""
-        var = self.cse.newvar(dtype=dtype)
-        self.post_loop_combine.writeline(f"FOO_V({lane_type(dtype)}) {var} = FOO_SPLAT({lane_type(dtype)}, {scalar});")
+    def _combine_lanes(self, statement: str) -> None:
+        """Over rows, runs statement for lanes foo_l = 1 .. FOO_W - 1 after the loop, folding each
+        into the results; over columns each lane is an output of its own."""
+        if self.loop == ROWS:
+            self.post_loop_combine.writeline(f"for (int foo_l = 1; foo_l < FOO_W; ++foo_l) {statement}")
+
+    def _value(self, result: str, dtype: torch.dtype) -> CSEVariable:
+        """A reduction's result (from _result) as a value of FOO_W lanes: equal ones over rows."""
+        var, t = self.cse.newvar(dtype=dtype), lane_type(dtype)
+        lanes = result if self.loop == COLUMNS else f"FOO_SPLAT({t}, {result})"
+        self.post_loop_combine.writeline(f"FOO_V({t}) {var} = {lanes};")
         self.outside_loop_vars.add(var)
         return var
 
@@ -933,7 +962,7 @@ class OpenCLKernel(SIMDKernel):
 
     def _reduction(self, dtype: torch.dtype, src_dtype: torch.dtype, reduction_type: str, value: Any) -> Any:
         """Each lane accumulates its own elements of the row (vector operations on CPU devices);
-        the lanes combine after the loop."""
+        the lanes combine after the loop. Over columns, each lane accumulates its output's column."""
         acc_dtype = compute_dtype(src_dtype)
         if reduction_type in _FOLDS:
             combine, init = _FOLDS[reduction_type]
@@ -950,10 +979,7 @@ class OpenCLKernel(SIMDKernel):
             acc = self._accumulator(acc_dtype, init)
             self._update(acc, acc_dtype, combine.format(acc=acc, value=value))
             result = self._result(acc, acc_dtype)
-            self.post_loop_combine.writeline(
-                f"for (int foo_l = 1; foo_l < FOO_W; ++foo_l) "
-                f"{result} = {combine.format(acc=result, value=_lane_of(t, acc, 'foo_l'))};"
-            )
+            self._combine_lanes(f"{result} = {combine.format(acc=result, value=_lane_of(t, acc, 'foo_l'))};")
             return self._value(result, acc_dtype)
         if reduction_type in ("argmax", "argmin"):
             return self._arg_reduction(acc_dtype, ">" if reduction_type == "argmax" else "<", value)
@@ -972,16 +998,15 @@ class OpenCLKernel(SIMDKernel):
             f"(FOO_BOOL({value} {better} {best}) | FOO_BOOL({value} != {value}))));"
         )
         self.compute.writeline(f"{best} = FOO_WHERE({t}, {take}, {value}, {best});")
-        self.compute.writeline(f"{index} = FOO_WHERE(long, {take}, FOO_SPLAT(long, foo_r) + FOO_IOTA, {index});")
+        position = "FOO_SPLAT(long, foo_r)" + (" + FOO_IOTA" if self.loop == ROWS else "")
+        self.compute.writeline(f"{index} = FOO_WHERE(long, {take}, {position}, {index});")
         best_all, index_all = self._result(best, acc_dtype), self._result(index, torch.int64)
         v, j = _lane_of(t, best, "foo_l"), _lane_of("long", index, "foo_l")
         take_lane = (
             f"{j} >= 0 && ({index_all} < 0 || ({best_all} != {best_all} ? ({v} != {v} && {j} < {index_all}) : "
             f"({v} != {v} || {v} {better} {best_all} || ({v} == {best_all} && {j} < {index_all}))))"
         )
-        self.post_loop_combine.writeline(
-            f"for (int foo_l = 1; foo_l < FOO_W; ++foo_l) if ({take_lane}) {{ {best_all} = {v}; {index_all} = {j}; }}"
-        )
+        self._combine_lanes(f"if ({take_lane}) {{ {best_all} = {v}; {index_all} = {j}; }}")
         return self._value(index_all, torch.int64)
 
     def _welford(self, acc_dtype: torch.dtype, reduction_type: str, value: Any) -> tuple[CSEVariable, ...]:
@@ -1010,20 +1035,19 @@ class OpenCLKernel(SIMDKernel):
             )
         results = [self._result(x, dtype) for x in (mean, m2, weight)]
         lanes = ", ".join(_lane_of(t, x, "foo_l") for x in (mean, m2, weight))
-        self.post_loop_combine.writeline(
-            f"for (int foo_l = 1; foo_l < FOO_W; ++foo_l) FOO_WELFORD_COMBINE({t}, {', '.join(results)}, {lanes});"
-        )
+        self._combine_lanes(f"FOO_WELFORD_COMBINE({t}, {', '.join(results)}, {lanes});")
         return tuple(self._value(x, dtype) for x in results)
 
     def codegen_iteration_ranges_entry(self, entry: IterationRangesEntry) -> None:
         # Positions along the lanes' range are written from its root variable (_lane_position).
-        if entry.root is not self._lanes_tree:
+        if not self._written_at_use(entry.root):
             self.x_indexing.writeline(f"const long {entry.name} = {self.sexpr(self.rename_indexing(entry.expr))};")
 
     def codegen_body(self) -> None:
         """Moves the pending loads, compute and stores into the body: inside a loop over the
-        reduction range when they belong to a reduction (whole blocks of FOO_W elements, then the
-        last block with its lanes past the row's end left out), straight otherwise."""
+        reduction range when they belong to a reduction (over rows: whole blocks of FOO_W elements,
+        then the last block with its lanes past the row's end left out; over columns: an element a
+        turn), straight otherwise."""
         if not (self.loads or self.compute or self.stores or self.post_loop_store):
             return
         tree = self.range_trees[-1]
@@ -1034,22 +1058,16 @@ class OpenCLKernel(SIMDKernel):
             numel = f"{tree.prefix}numel"
             self.body.writeline("{")
             with self.body.indent():
-                self.body.writeline("long foo_r = 0;")
-                self.body.writeline(f"const long foo_r_blocks = {numel} / FOO_W * FOO_W;  // see FOO_BLOCK_RANGE")
-                self.body.writeline("for (; foo_r < foo_r_blocks; foo_r += FOO_W) {")
-                with self.body.indent():
-                    self.body.writeline("const bool foo_tail = false;")
-                    self.body.writeline("const FOO_V(int) foo_valid = FOO_SPLAT(int, 1);")
-                    self.body.splice(body)
-                self.body.writeline("}")
-                self.body.writeline(f"if (foo_r < {numel}) {{")
-                with self.body.indent():
-                    self.body.writeline("const bool foo_tail = true;")
-                    self.body.writeline(
-                        f"const FOO_V(int) foo_valid = FOO_BOOL(FOO_SPLAT(long, foo_r) + FOO_IOTA < {numel});"
-                    )
-                    self.body.splice(body)
-                self.body.writeline("}")
+                if self.loop == COLUMNS:
+                    self.body.writeline(f"for (long foo_r = 0; foo_r < {numel}; ++foo_r) {{")
+                    self._loop_turn(body, tail="false", valid="FOO_SPLAT(int, 1)")
+                else:
+                    self.body.writeline("long foo_r = 0;")
+                    self.body.writeline(f"const long foo_r_blocks = {numel} / FOO_W * FOO_W;  // see FOO_BLOCK_RANGE")
+                    self.body.writeline("for (; foo_r < foo_r_blocks; foo_r += FOO_W) {")
+                    self._loop_turn(body, tail="false", valid="FOO_SPLAT(int, 1)")
+                    self.body.writeline(f"if (foo_r < {numel}) {{")
+                    self._loop_turn(body, tail="true", valid=f"FOO_BOOL(FOO_SPLAT(long, foo_r) + FOO_IOTA < {numel})")
             self.body.writeline("}")
             # Variables declared in the loop are out of scope after it.
             self.cse.invalidate(self.outside_loop_vars)
@@ -1062,6 +1080,15 @@ class OpenCLKernel(SIMDKernel):
         self.body.splice(self.post_loop_store)
         for buffer in (self.loads, self.compute, self.stores, self.post_loop_combine, self.post_loop_store):
             buffer.clear()
+
+    def _loop_turn(self, body: IndentedBuffer, tail: str, valid: str) -> None:
+        """A reduction loop's turn, after its opening line: body, with foo_tail (whether the turn is
+        a row's last, partial block) and foo_valid (the lanes in the row) defined."""
+        with self.body.indent():
+            self.body.writeline(f"const bool foo_tail = {tail};")
+            self.body.writeline(f"const FOO_V(int) foo_valid = {valid};")
+            self.body.splice(body)
+        self.body.writeline("}")
 
     def _parameters(self) -> tuple[list[str], list[str]]:
         """The kernel's parameters and the prologue lines that turn (buffer, byte offset) pairs into
@@ -1082,7 +1109,7 @@ class OpenCLKernel(SIMDKernel):
 
     def codegen_kernel(self, name: str | None = None) -> str:
         self.codegen_body()
-        return self._kernel_source(name, self._reduction_loops() if self.inside_reduction else self._lanes_loops())
+        return self._kernel_source(name, self._reduction_loops() if self.loop == ROWS else self._lanes_loops())
 
     def _reduction_loops(self) -> IndentedBuffer:
         """A reduction's loop over its rows (the grid loop), its values VECTOR_WIDTH lanes wide on
@@ -1099,9 +1126,10 @@ class OpenCLKernel(SIMDKernel):
         return code
 
     def _lanes_loops(self) -> IndentedBuffer:
-        """A pointwise kernel's loops: on CPU devices a work-item's range (from a multiple of
-        VECTOR_WIDTH) in blocks of that many lanes, then the rest one at a time; elsewhere its grid
-        loop's elements one at a time."""
+        """A pointwise kernel's loops (and a reduction's over columns, each output's body a loop
+        over its column): on CPU devices a work-item's range (from a multiple of VECTOR_WIDTH) in
+        blocks of that many lanes, then the rest one at a time; elsewhere its grid loop's elements
+        one at a time."""
         code = IndentedBuffer()
         numel = f"{self.range_trees[0].prefix}numel"
         code.writeline("#ifdef FOO_CPU_DEVICE")
@@ -1156,7 +1184,7 @@ class OpenCLKernel(SIMDKernel):
                 args.append(str(tree.numel))
             else:
                 args.append(str(wrapper.generate_numel_expr(name, tree).inner))
-        wrapper.kernel_layouts[name] = (tensors, grid_arg, self.features.is_reduction())
+        wrapper.kernel_layouts[name] = (tensors, grid_arg, self.loop)
         wrapper.generate_kernel_call(name, args, device=V.graph.get_current_device_or_throw(), triton=False)
 
 
@@ -1243,6 +1271,23 @@ def _atomic_name(dtype: torch.dtype) -> str:
     return _ATOMIC_NAMES[dtype]
 
 
+def _reads_along_outputs(nodes: list[Any]) -> bool:
+    """Whether more of the reads of reduction nodes that change along a row are contiguous along
+    the outputs (column sums: consecutive outputs, consecutive elements) than along the row. Such
+    reductions take their lanes along the outputs; Inductor's hint that says so (OUTER) is only
+    given to reductions it splits."""
+    along_outputs = along_rows = 0
+    for node in nodes:
+        body = node._body
+        if not body.iter_vars:
+            continue
+        for index in body.get_read_exprs():
+            output_stride, row_stride = V.graph.sizevars.stride_hints(index, [body.iter_vars[-1], body.reduce_vars[-1]])
+            along_rows += row_stride == 1
+            along_outputs += output_stride == 1 and row_stride not in (0, 1)
+    return along_outputs > along_rows
+
+
 def symbol_is_reduction(symbol: sympy.Symbol) -> bool:
     return symbol_is_type(symbol, (SymT.R0_INDEX, SymT.R1_INDEX))
 
@@ -1293,7 +1338,7 @@ class WrapperCodegen(PythonWrapperCodegen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.kernel_layouts: dict[str, tuple[int, int, bool]] = {}
+        self.kernel_layouts: dict[str, tuple[int, int, str]] = {}
         self.pending_kernels: dict[str, str] = {}
 
     @staticmethod
@@ -1313,10 +1358,10 @@ class WrapperCodegen(PythonWrapperCodegen):
         if device.type != "foo":
             return super()._generate_kernel_call_helper(kernel_name, call_args, device=device, triton=triton, **kwargs)
         if kernel_name in self.pending_kernels:
-            tensors, grid_arg, rows = self.kernel_layouts[kernel_name]
+            tensors, grid_arg, loop = self.kernel_layouts[kernel_name]
             source = self.pending_kernels.pop(kernel_name)
             self.header.writeline(
-                f"{kernel_name} = FooKernel({kernel_name!r}, {source}, {tensors}, {grid_arg}, {rows})"
+                f"{kernel_name} = FooKernel({kernel_name!r}, {source}, {tensors}, {grid_arg}, {loop!r})"
             )
         self.writeline(self.wrap_kernel_call(kernel_name, call_args))
 

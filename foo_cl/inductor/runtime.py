@@ -14,7 +14,11 @@ import torch
 
 from foo_cl import _C
 
-LANES = 8  # codegen.VECTOR_WIDTH: a reduction's loop takes this many elements a turn
+LANES = 8  # codegen.VECTOR_WIDTH: a row's loop takes this many elements a turn, a CPU's column loop this many columns
+
+# How a kernel's grid loop goes (codegen's OpenCLKernel.loop): over elements; over reduction rows,
+# whose loops take LANES elements a turn; or over reduction columns, one element of each a turn.
+ELEMENTS, ROWS, COLUMNS = "elements", "rows", "columns"
 
 
 @functools.cache
@@ -28,16 +32,16 @@ class FooKernel:
 
     The first ``tensors`` arguments are foo tensors (their data pointers may be views into a
     buffer); the rest are integers. ``xnumel``, the argument at ``grid_arg``, is how many
-    iterations the kernel's grid loop takes: one per output element or, with ``rows``, per
-    reduction row (a loop of its own).
+    iterations the kernel's grid loop takes: one per output element, a reduction's row or column
+    being a loop of its own (``loop``: ELEMENTS, ROWS or COLUMNS).
     """
 
-    def __init__(self, name: str, source: str, tensors: int, grid_arg: int, rows: bool) -> None:
+    def __init__(self, name: str, source: str, tensors: int, grid_arg: int, loop: str) -> None:
         self.name = name
         self.source = source
         self.tensors = tensors
         self.grid_arg = grid_arg
-        self.rows = rows
+        self.loop = loop
         # The program's name in foo's kernel caches, hashed once here rather than at every launch.
         self.key = f"inductor:{name}@{hashlib.blake2b(source.encode(), digest_size=16).hexdigest()}"
 
@@ -47,12 +51,13 @@ class FooKernel:
     def __call__(self, *args: torch.Tensor | int) -> None:
         tensors = args[: self.tensors]
         device = tensors[0].device.index if tensors else _C._current_device()
-        if self.rows and _loop_limit(device):
-            turns = int(args[self.grid_arg + 1]) // LANES + 1
+        if self.loop != ELEMENTS and _loop_limit(device):
+            length = int(args[self.grid_arg + 1])  # r0_numel
+            turns = length // LANES + 1 if self.loop == ROWS else length
             if turns > _loop_limit(device):
-                name = torch.foo.get_device_name(device)
+                name, line = torch.foo.get_device_name(device), "row" if self.loop == ROWS else "column"
                 raise RuntimeError(
-                    f"foo-cl: compiled kernel {self.name} loops {turns} times over a reduction row, more than the "
+                    f"foo-cl: compiled kernel {self.name} loops {turns} times over a reduction {line}, more than the "
                     f"{_loop_limit(device)} iterations foo:{device} ({name}) runs before its driver ends a loop; "
                     "run this reduction eagerly or use another OpenCL driver"
                 )
@@ -64,5 +69,5 @@ class FooKernel:
             [t.data_ptr() for t in tensors],
             [int(a) for a in args[self.tensors :]],
             int(args[self.grid_arg]),
-            self.rows,
+            {ELEMENTS: 0, ROWS: 1, COLUMNS: LANES}[self.loop],
         )
