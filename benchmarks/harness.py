@@ -1,6 +1,7 @@
-"""Shared benchmark machinery: the registry of rows, timing (warm-up, foo synchronisation, medians),
-name filtering, and the table and JSON output. Benchmark modules (memory.py, ...) only declare
-rows, with the `benchmark` decorator or with `register`; run.py selects, runs and prints them.
+"""Shared benchmark machinery: the registry of rows, timing (warm-up, foo synchronisation, medians
+of calls interleaved in rounds), name filtering, and the table and JSON output. Benchmark modules
+(memory.py, ...) only declare rows, with the `benchmark` decorator or with `register`; run.py
+selects, runs and prints them.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ Setup = Callable[[str], Op]  # device ("foo" or "cpu") -> the operation on tenso
 Measure = Callable[[int], tuple[float, float]]  # repetitions -> (foo value, cpu value)
 
 WARMUP_CALLS = 2  # untimed calls first, so kernel compilation and first allocations are not timed
+ROUNDS = 5  # median_seconds: a row's timed calls go in this many rounds of each op in turn
+SETTLE_SECONDS = 0.005  # median_seconds: idle time before each op's turn
 
 # Throughput units, higher is better: value = work / seconds * scale (work in bytes, elements, ...).
 RATE_UNITS = {"GB/s": 1e-9, "GFLOP/s": 1e-9, "Gsamples/s": 1e-9}
@@ -82,11 +85,9 @@ def benchmark(name: str, *, size: str, unit: str, work: float, repeat: int = 20)
     """
 
     def decorate(setup: Setup) -> Setup:
-        def value_on(device: str, repeat: int) -> float:
-            return to_unit(median_seconds(setup(device), device, repeat), work, unit)
-
         def measure(repeat: int) -> tuple[float, float]:
-            return value_on("foo", repeat), value_on("cpu", repeat)
+            foo, cpu = median_seconds([(setup("foo"), "foo"), (setup("cpu"), "cpu")], repeat)
+            return to_unit(foo, work, unit), to_unit(cpu, work, unit)
 
         register(Benchmark(name, size, unit, measure, repeat))
         return setup
@@ -103,18 +104,28 @@ def synchronize(device: str) -> None:
         torch.foo.synchronize()
 
 
-def median_seconds(op: Op, device: str, repeat: int) -> float:
-    """Median wall time of `op` over `repeat` timed calls, each ending with a device synchronise."""
-    for _ in range(WARMUP_CALLS):
-        op()
-    synchronize(device)
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        op()
+def median_seconds(ops: Sequence[tuple[Op, str]], repeat: int) -> list[float]:
+    """The median wall time of each (op, device) over `repeat` timed calls, each ending with its
+    device's synchronise. NOTE: the calls go in ROUNDS rounds of each op in turn, so that a machine
+    whose speed drifts within a row (other tenants of the host, clock changes) slows both sides of
+    the comparison alike; each turn starts after SETTLE_SECONDS idle, so that threads the other op
+    left spinning (PyTorch's OpenMP pool, the OpenCL driver's workers) do not take its cores."""
+    for op, device in ops:
+        for _ in range(WARMUP_CALLS):
+            op()
         synchronize(device)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    times: list[list[float]] = [[] for _ in ops]
+    rounds = min(ROUNDS, repeat)
+    for round_index in range(rounds):
+        calls = repeat // rounds + (round_index < repeat % rounds)
+        for (op, device), op_times in zip(ops, times):
+            time.sleep(SETTLE_SECONDS)
+            for _ in range(calls):
+                start = time.perf_counter()
+                op()
+                synchronize(device)
+                op_times.append(time.perf_counter() - start)
+    return [statistics.median(op_times) for op_times in times]
 
 
 def to_unit(seconds: float, work: float, unit: str) -> float:

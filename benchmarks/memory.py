@@ -69,11 +69,8 @@ def _host_copy(to_foo: bool, pinned: bool) -> Op:
 
 def _pinned_against_pageable(to_foo: bool) -> Callable[[int], tuple[float, float]]:
     def measure(repeat: int) -> tuple[float, float]:
-        rates = [
-            to_unit(median_seconds(_host_copy(to_foo, pinned), "foo", repeat), COPY_BYTES, "GB/s")
-            for pinned in (True, False)
-        ]
-        return rates[0], rates[1]
+        seconds = median_seconds([(_host_copy(to_foo, pinned), "foo") for pinned in (True, False)], repeat)
+        return to_unit(seconds[0], COPY_BYTES, "GB/s"), to_unit(seconds[1], COPY_BYTES, "GB/s")
 
     return measure
 

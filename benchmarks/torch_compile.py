@@ -35,8 +35,8 @@ def compiled_against_eager(make: Callable[[], tuple[Callable, Callable]]) -> Mea
     def measure(repeat: int) -> tuple[float, float]:
         torch._dynamo.reset()
         compiled, eager = make()
-        milliseconds = [median_seconds(op, "foo", repeat) * 1e3 for op in (compiled, eager)]
-        return milliseconds[0], milliseconds[1]
+        compiled_seconds, eager_seconds = median_seconds([(compiled, "foo"), (eager, "foo")], repeat)
+        return compiled_seconds * 1e3, eager_seconds * 1e3
 
     return measure
 
