@@ -201,7 +201,7 @@ void flash_forward(const Attention& a, const tune::Candidate& candidate, const T
   call.buffer(f.q.const_data_ptr()).buffer(f.kt.const_data_ptr()).buffer(f.v.const_data_ptr());
   call.buffer(result.const_data_ptr()).buffer(lse.const_data_ptr());
   flash_args(call, a, f, units);
-  call.launch(units);
+  call.launch_loops(units);
   copy_back(result, out);
 }
 
@@ -217,7 +217,7 @@ AttentionGrads flash_backward(const Attention& a, const tune::Candidate& candida
   kv.buffer(dout.const_data_ptr()).buffer(lse.const_data_ptr()).buffer(delta.const_data_ptr());
   kv.buffer(dk.const_data_ptr()).buffer(dv.const_data_ptr());
   flash_args(kv, a, f, key_units);
-  kv.launch(key_units);
+  kv.launch_loops(key_units);
   AttentionGrads g;
   if (wanted[0]) {
     const Tensor dq = at::empty_like(f.q);
@@ -227,7 +227,7 @@ AttentionGrads flash_backward(const Attention& a, const tune::Candidate& candida
     call.buffer(f.vt.const_data_ptr()).buffer(dout.const_data_ptr()).buffer(lse.const_data_ptr());
     call.buffer(delta.const_data_ptr()).buffer(dq.const_data_ptr());
     flash_args(call, a, f, units);
-    call.launch(units);
+    call.launch_loops(units);
     g.dq = dq.to(a.q.scalar_type());
   }
   if (wanted[1]) g.dk = dk.to(a.k.scalar_type());

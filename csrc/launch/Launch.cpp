@@ -104,6 +104,7 @@ KernelCall& KernelCall::count(int64_t n) {
 
 KernelCall& KernelCall::layout(const StridedLayout& layout, int ndim, int noperands) {
   ndim = std::max(ndim, 1);
+  walks_ = true;
   int64_t packed[kMaxDims * (1 + kMaxOperands)];
   int n = 0;
   for (int d = 0; d < ndim; ++d) packed[n++] = layout.size[d];
@@ -140,14 +141,22 @@ void KernelCall::launch(int64_t n) {
   size_t per_item = 1;
   if (info.cpu_class) {
     // NOTE: a CPU runtime runs a work-group's items as one loop, and starting a work-group costs
-    // more than a few elements' work: small launches take one small group.
-    per_item = 16;
+    // more than a few elements' work: small launches take one small group. A work-item that walks a
+    // strided layout first finds its start's coordinates, a division per dim: it takes more elements.
+    per_item = walks_ ? 256 : 16;
     if (static_cast<size_t>(n) <= local * per_item) local = std::min<size_t>(64, local);
   }
   const size_t max_groups = static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64;
   const size_t groups =
       std::min<size_t>((static_cast<size_t>(n) + local * per_item - 1) / (local * per_item), max_groups);
   launch_groups(groups, local);
+}
+
+void KernelCall::launch_loops(int64_t n, int64_t block) {
+  const runtime::DeviceInfo& info = runtime::device_info(device_);
+  if (n <= 0 || !info.cpu_class) return launch(n);
+  const size_t blocks = static_cast<size_t>((n + block - 1) / block);
+  launch_groups(std::min<size_t>(blocks, static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64), 1);
 }
 
 void KernelCall::launch_groups(size_t groups, size_t local) {

@@ -108,14 +108,8 @@ void launch_generated_kernel(c10::DeviceIndex device, const std::string& key, co
                   "inductor");
   for (uintptr_t address : addresses) set_buffer(call, reinterpret_cast<const void*>(address));
   for (int64_t value : values) call.value(static_cast<cl_long>(value));
-  const runtime::DeviceInfo& info = runtime::device_info(device);
-  if (loop_block > 0 && info.cpu_class) {
-    // A CPU device runs a work-group on one core: blocks of long loops go one per group, so a few
-    // still spread over every core.
-    const int64_t blocks = (n + loop_block - 1) / loop_block;
-    const size_t groups = std::min<size_t>(static_cast<size_t>(std::max<int64_t>(blocks, 1)),
-                                           static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64);
-    call.launch_groups(groups, 1);
+  if (loop_block > 0) {
+    call.launch_loops(n, loop_block);
   } else {
     call.launch(n);
   }

@@ -14,6 +14,6 @@ __kernel void fill_contig(__global char* dst, ulong dst_offset, dst_t value, IND
 __kernel void fill_strided(__global char* dst, ulong dst_offset, foo_layout layout, dst_t value, INDEX_T n) {
   foo_walk w;
   FOO_WALK(&layout, n, w) {
-    *FOO_PTR(dst_t, dst, dst_offset + w.off[0]) = value;
+    *FOO_PTR(dst_t, dst, dst_offset + FOO_WALK_OFFSET(&layout, w, 0)) = value;
   }
 }

@@ -20,9 +20,9 @@ __kernel void gather_strided(__global char* out, ulong out_offset, __global cons
                              INDEX_T n) {
   foo_walk w;
   FOO_WALK(&L, n, w) {
-    const long* off = w.off;
-    const long k = *FOO_PTR(const long, index, index_offset + off[2]);
-    *FOO_PTR(st, out, out_offset + off[0]) = *FOO_PTR(const st, self, self_offset + off[1] + k * dim_stride);
+    const long k = *FOO_PTR(const long, index, index_offset + FOO_WALK_OFFSET(&L, w, 2));
+    *FOO_PTR(st, out, out_offset + FOO_WALK_OFFSET(&L, w, 0)) =
+        *FOO_PTR(const st, self, self_offset + FOO_WALK_OFFSET(&L, w, 1) + k * dim_stride);
   }
 }
 #endif
@@ -32,16 +32,15 @@ __kernel void scatter_strided(__global char* self, ulong self_offset, __global c
                               ulong value_bits, INDEX_T n) {
   foo_walk w;
   FOO_WALK(&L, n, w) {
-    const long* off = w.off;
-    const long k = *FOO_PTR(const long, index, index_offset + off[2]);
-    __global st* target = FOO_PTR(st, self, self_offset + off[0] + k * dim_stride);
+    const long k = *FOO_PTR(const long, index, index_offset + FOO_WALK_OFFSET(&L, w, 2));
+    __global st* target = FOO_PTR(st, self, self_offset + FOO_WALK_OFFSET(&L, w, 0) + k * dim_stride);
 #ifdef SRC_SCALAR
     *target = (st)value_bits;
 #elif defined(COMBINE)
-    const FOO_COMPUTE(DT) v = FOO_CONVERT(DT, FOO_LOAD(DT, FOO_PTR(const st, src, src_offset + off[1]), 0));
+    const FOO_COMPUTE(DT) v = FOO_CONVERT(DT, FOO_LOAD(DT, FOO_PTR(const st, src, src_offset + FOO_WALK_OFFSET(&L, w, 1)), 0));
     FOO_CAT(foo_atomic_, COMBINE)(target, v);
 #else
-    *target = *FOO_PTR(const st, src, src_offset + off[1]);
+    *target = *FOO_PTR(const st, src, src_offset + FOO_WALK_OFFSET(&L, w, 1));
 #endif
   }
 }
