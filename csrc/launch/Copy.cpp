@@ -63,7 +63,7 @@ void launch_copy(const at::Tensor& dst, const at::Tensor& src) {
         .buffer(static_cast<char*>(iter.data_ptr(1)) + slice.offsets[1])
         .layout(slice.layout, slice.ndim, slice.noperands)
         .count(slice.numel)
-        .launch(slice.numel);
+        .launch_walk(slice.numel);
   });
 }
 
@@ -91,7 +91,7 @@ void launch_fill(const at::Tensor& self, const void* pattern) {
                     options + index_option(slice.numel) + "-DNDIM=" + std::to_string(slice.ndim));
     call.buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0]).layout(slice.layout, slice.ndim, slice.noperands);
     call.bytes(pattern, self.element_size());
-    call.count(slice.numel).launch(slice.numel);
+    call.count(slice.numel).launch_walk(slice.numel);
   });
 }
 

@@ -104,7 +104,7 @@ void scatter_gather(const char* kernel, const std::string& options, const at::Te
         .layout(slice.layout, slice.ndim, slice.noperands)
         .value(dim_stride);
     if (std::string_view(kernel) == "scatter_strided") call.value(value_bits);
-    call.count(slice.numel).launch(slice.numel);
+    call.count(slice.numel).launch_walk(slice.numel);
   });
 }
 

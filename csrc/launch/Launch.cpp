@@ -104,7 +104,6 @@ KernelCall& KernelCall::count(int64_t n) {
 
 KernelCall& KernelCall::layout(const StridedLayout& layout, int ndim, int noperands) {
   ndim = std::max(ndim, 1);
-  walks_ = true;
   int64_t packed[kMaxDims * (1 + kMaxOperands)];
   int n = 0;
   for (int d = 0; d < ndim; ++d) packed[n++] = layout.size[d];
@@ -133,7 +132,11 @@ KernelCall& KernelCall::bytes(const void* data, size_t size) {
   return *this;
 }
 
-void KernelCall::launch(int64_t n) {
+void KernelCall::launch(int64_t n) { launch_elements(n, 16); }
+
+void KernelCall::launch_walk(int64_t n) { launch_elements(n, 256); }
+
+void KernelCall::launch_elements(int64_t n, size_t cpu_per_item) {
   if (n <= 0) return;
   const runtime::DeviceInfo& info = runtime::device_info(device_);
   // Kernels loop over their elements with a grid stride, so the grid only has to fill the device.
@@ -141,9 +144,8 @@ void KernelCall::launch(int64_t n) {
   size_t per_item = 1;
   if (info.cpu_class) {
     // NOTE: a CPU runtime runs a work-group's items as one loop, and starting a work-group costs
-    // more than a few elements' work: small launches take one small group. A work-item that walks a
-    // strided layout first finds its start's coordinates, a division per dim: it takes more elements.
-    per_item = walks_ ? 256 : 16;
+    // more than a few elements' work: small launches take one small group.
+    per_item = cpu_per_item;
     if (static_cast<size_t>(n) <= local * per_item) local = std::min<size_t>(64, local);
   }
   const size_t max_groups = static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64;

@@ -104,6 +104,10 @@ class KernelCall {
   // Enqueues on the device's current queue, with enough work-items for `n` elements of a grid loop.
   void launch(int64_t n);
 
+  // As launch(n), for the `n` elements of a strided walk (FOO_WALK of kernels_cl/common.clh): a CPU
+  // work-item takes more of them, as finding its first element's coordinates costs a division per dim.
+  void launch_walk(int64_t n);
+
   // Enqueues for `n` units of a grid loop that are each a long loop (a row, a block of queries): on
   // CPU devices, where a work-group runs on one core, in groups of one work-item per `block` units (at
   // most 64 groups per compute unit), so that a few units still spread over every core; elsewhere as
@@ -124,7 +128,9 @@ class KernelCall {
   std::string trace_name_;  // "<program>:<name>" while the profiler traces, else empty
   cl_uint next_arg_ = 0;
   size_t arg_bytes_ = 0;  // checked against CL_DEVICE_MAX_PARAMETER_SIZE at launch
-  bool walks_ = false;    // whether the kernel walks a strided layout (FOO_WALK), see launch()
+
+  // launch(n) and launch_walk(n), a CPU work-item taking `cpu_per_item` elements.
+  void launch_elements(int64_t n, size_t cpu_per_item);
 };
 
 // The tuner's candidates for a row-wise kernel (softmax, layer_norm): on GPU-class devices the

@@ -171,7 +171,12 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
     }
     call.bytes(scalars, 6 * width);
     if (slice) call.layout(slice->layout, slice->ndim, slice->noperands);
-    call.count(numel).launch(numel);
+    call.count(numel);
+    if (slice) {
+      call.launch_walk(numel);
+    } else {
+      call.launch(numel);
+    }
   };
 
   if (is_contiguous_ignoring_scalars(iter)) {
