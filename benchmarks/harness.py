@@ -109,7 +109,8 @@ def median_seconds(ops: Sequence[tuple[Op, str]], repeat: int) -> list[float]:
     device's synchronise. NOTE: the calls go in ROUNDS rounds of each op in turn, so that a machine
     whose speed drifts within a row (other tenants of the host, clock changes) slows both sides of
     the comparison alike; each turn starts after SETTLE_SECONDS idle, so that threads the other op
-    left spinning (PyTorch's OpenMP pool, the OpenCL driver's workers) do not take its cores."""
+    left spinning (PyTorch's OpenMP pool, the OpenCL driver's workers) do not take its cores, and
+    with an untimed call, which wakes its own threads."""
     for op, device in ops:
         for _ in range(WARMUP_CALLS):
             op()
@@ -120,6 +121,8 @@ def median_seconds(ops: Sequence[tuple[Op, str]], repeat: int) -> list[float]:
         calls = repeat // rounds + (round_index < repeat % rounds)
         for (op, device), op_times in zip(ops, times):
             time.sleep(SETTLE_SECONDS)
+            op()
+            synchronize(device)
             for _ in range(calls):
                 start = time.perf_counter()
                 op()

@@ -280,15 +280,19 @@ def test_column_reductions_take_their_lanes_along_the_outputs(columns):
     assert "'columns')" in code and "'rows')" not in code
 
 
-def test_embedding_gradient_adds_each_row_once():
-    # The gradient of a position embedding sums over the batch (a reduction), then adds into the table at the indices:
-    # a row's result is added once, not once per lane.
-    table, grad = normal(32, 64, seed=35), normal(8, 32, 64, seed=36)
+@pytest.mark.parametrize("batch_first", [True, False], ids=["columns", "rows"])
+def test_embedding_gradient_adds_each_row_once(batch_first):
+    # The gradient of a position embedding sums over the batch (a reduction over columns when the batch is the outer
+    # dim, over rows when it is the inner one), then adds into the table at the indices: each output's result is added
+    # once, not once per lane.
+    table = normal(32, 64, seed=35)
+    grad = normal(8, 32, 64, seed=36) if batch_first else normal(32, 64, 8, seed=36)
 
     def fn(table, grad):
         table = table.clone().requires_grad_()
-        rows = F.embedding(torch.arange(32, device=table.device), table).expand(8, 32, 64)
-        (rows * grad).sum().backward()
+        rows = F.embedding(torch.arange(32, device=table.device), table)
+        expanded = rows.expand(8, 32, 64) if batch_first else rows.unsqueeze(-1).expand(32, 64, 8)
+        (expanded * grad).sum().backward()
         return table.grad
 
     check(fn, table, grad, rtol=1e-5, atol=1e-5)
@@ -300,6 +304,9 @@ def test_arg_reductions_pick_the_first_nan_and_the_first_tie():
     x[1, 8] = float("nan")
     x[2, :] = 2.0
     check(lambda x: (x.argmax(1), x.argmin(1), x.amax(1), x.amin(1)), x)
+    # The same along columns, whose lanes are outputs (9 of them: a block of 8 and one more).
+    columns = torch.cat([x, x, x]).t().contiguous()
+    check(lambda x: (x.argmax(0), x.argmin(0), x.amax(0), x.amin(0)), columns)
 
 
 def test_long_rows_and_a_full_reduction():

@@ -132,11 +132,16 @@ KernelCall& KernelCall::bytes(const void* data, size_t size) {
   return *this;
 }
 
-void KernelCall::launch(int64_t n) { launch_elements(n, 16); }
+namespace {
 
-void KernelCall::launch_walk(int64_t n) { launch_elements(n, 256); }
+// The most work-groups a launch takes: enough to keep every compute unit busy.
+size_t max_groups(const runtime::DeviceInfo& info) {
+  return static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64;
+}
 
-void KernelCall::launch_elements(int64_t n, size_t cpu_per_item) {
+}  // namespace
+
+void KernelCall::launch(int64_t n) {
   if (n <= 0) return;
   const runtime::DeviceInfo& info = runtime::device_info(device_);
   // Kernels loop over their elements with a grid stride, so the grid only has to fill the device.
@@ -145,20 +150,30 @@ void KernelCall::launch_elements(int64_t n, size_t cpu_per_item) {
   if (info.cpu_class) {
     // NOTE: a CPU runtime runs a work-group's items as one loop, and starting a work-group costs
     // more than a few elements' work: small launches take one small group.
-    per_item = cpu_per_item;
+    per_item = 16;
     if (static_cast<size_t>(n) <= local * per_item) local = std::min<size_t>(64, local);
   }
-  const size_t max_groups = static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64;
   const size_t groups =
-      std::min<size_t>((static_cast<size_t>(n) + local * per_item - 1) / (local * per_item), max_groups);
+      std::min<size_t>((static_cast<size_t>(n) + local * per_item - 1) / (local * per_item), max_groups(info));
   launch_groups(groups, local);
+}
+
+void KernelCall::launch_walk(int64_t n) {
+  const runtime::DeviceInfo& info = runtime::device_info(device_);
+  if (n <= 0 || !info.cpu_class) return launch(n);
+  // A work-item takes at least kShare elements; groups of up to 64 items, as many as there are
+  // compute units where the elements allow.
+  constexpr size_t kShare = 256;
+  const size_t items = (static_cast<size_t>(n) + kShare - 1) / kShare;
+  const size_t units = std::max<uint32_t>(info.compute_units, 1);
+  const size_t local = std::clamp<size_t>(items / units, 1, 64);
+  launch_groups(std::min<size_t>((items + local - 1) / local, max_groups(info)), local);
 }
 
 void KernelCall::launch_loops(int64_t n, int64_t block) {
   const runtime::DeviceInfo& info = runtime::device_info(device_);
   if (n <= 0 || !info.cpu_class) return launch(n);
-  const size_t blocks = static_cast<size_t>((n + block - 1) / block);
-  launch_groups(std::min<size_t>(blocks, static_cast<size_t>(std::max<uint32_t>(info.compute_units, 1)) * 64), 1);
+  launch_groups(std::min<size_t>(static_cast<size_t>((n + block - 1) / block), max_groups(info)), 1);
 }
 
 void KernelCall::launch_groups(size_t groups, size_t local) {

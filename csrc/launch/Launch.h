@@ -128,9 +128,6 @@ class KernelCall {
   std::string trace_name_;  // "<program>:<name>" while the profiler traces, else empty
   cl_uint next_arg_ = 0;
   size_t arg_bytes_ = 0;  // checked against CL_DEVICE_MAX_PARAMETER_SIZE at launch
-
-  // launch(n) and launch_walk(n), a CPU work-item taking `cpu_per_item` elements.
-  void launch_elements(int64_t n, size_t cpu_per_item);
 };
 
 // The tuner's candidates for a row-wise kernel (softmax, layer_norm): on GPU-class devices the

@@ -172,11 +172,7 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
     call.bytes(scalars, 6 * width);
     if (slice) call.layout(slice->layout, slice->ndim, slice->noperands);
     call.count(numel);
-    if (slice) {
-      call.launch_walk(numel);
-    } else {
-      call.launch(numel);
-    }
+    slice ? call.launch_walk(numel) : call.launch(numel);
   };
 
   if (is_contiguous_ignoring_scalars(iter)) {

@@ -2,9 +2,9 @@
 
 Kernels follow Inductor's SIMD model with one flattened pointwise range ("x") and at most one
 reduction range ("r0_"). Their code is written once for values of FOO_W lanes
-(kernels_cl/inductor.clh), consecutive iterations of the innermost range: OpenCL vectors (float8)
-at width 8, scalars at width 1. CPU compilers do not vectorise a scalar loop's math functions, the
-vector forms they have.
+(kernels_cl/inductor.clh), consecutive iterations of one range (the reduction range in reductions
+over rows, the pointwise range elsewhere): OpenCL vectors (float8) at width 8, scalars at width 1.
+CPU compilers do not vectorise a scalar loop's math functions, the vector forms they have.
 - A pointwise kernel's work-item takes elements from foo's grid loop (kernels_cl/common.clh): on
   CPU devices a contiguous range, 8 lanes at a time with the rest one at a time; elsewhere one
   element at a time, neighbouring work-items taking neighbouring elements.
@@ -62,7 +62,7 @@ from torch.utils._sympy.printers import ExprPrinter
 from torch.utils._sympy.symbol import SymT, symbol_is_type
 
 from foo_cl import _C
-from foo_cl.inductor.runtime import COLUMNS, ELEMENTS, ROWS
+from foo_cl.inductor.runtime import COLUMNS, ELEMENTS, LANES, ROWS
 
 # dtype -> (C type of a value in a kernel, C type of a buffer element). float16 and bfloat16
 # compute in float; bool is stored as uchar (OpenCL kernels take no bool pointers).
@@ -704,7 +704,7 @@ class OpenCLKernel(SIMDKernel):
         return torch.int64
 
     def should_use_persistent_reduction(self) -> bool:
-        return False  # reductions loop over their rows
+        return False  # a reduction's row or column is a loop
 
     def _loads_outside_loop(self, index: sympy.Expr) -> bool:
         """Whether a load in a reduction's loop reads the same element in every turn: not under a
@@ -760,8 +760,8 @@ class OpenCLKernel(SIMDKernel):
         return _FOO_R if self._lanes_tree.is_reduction else _FOO_X
 
     def _in_loop(self) -> bool:
-        """Whether code goes into a reduction's loop, whose last block's lanes past the row's end
-        (foo_valid) must not be read or written."""
+        """Whether code goes into a reduction's loop over a row in blocks, whose last block's lanes
+        past the row's end (foo_valid) must not be read or written (a column's loop has none)."""
         return self.inside_reduction and self._lanes_tree.is_reduction
 
     def _written_at_use(self, tree: Any) -> bool:
@@ -821,8 +821,8 @@ class OpenCLKernel(SIMDKernel):
         return stride
 
     def _uniform(self, in_loop: bool) -> bool:
-        """Whether values are the same in every lane: in a reduction, outside its loop (a row's
-        values); a read or write there takes lane 0's element once."""
+        """Whether values are the same in every lane: in a reduction over rows, outside its loop (a
+        row's values); a read or write there takes lane 0's element once."""
         return self._lanes_tree.is_reduction and not in_loop
 
     def _lane_guard(self, lane: sympy.Expr | int, in_loop: bool) -> str:
@@ -1039,7 +1039,8 @@ class OpenCLKernel(SIMDKernel):
         return tuple(self._value(x, dtype) for x in results)
 
     def codegen_iteration_ranges_entry(self, entry: IterationRangesEntry) -> None:
-        # Positions along the lanes' range are written from its root variable (_lane_position).
+        # Positions along ranges written at their use are written from their root variables
+        # (_lane_position); the others' entries are declared once per output.
         if not self._written_at_use(entry.root):
             self.x_indexing.writeline(f"const long {entry.name} = {self.sexpr(self.rename_indexing(entry.expr))};")
 
@@ -1060,14 +1061,14 @@ class OpenCLKernel(SIMDKernel):
             with self.body.indent():
                 if self.loop == COLUMNS:
                     self.body.writeline(f"for (long foo_r = 0; foo_r < {numel}; ++foo_r) {{")
-                    self._loop_turn(body, tail="false", valid="FOO_SPLAT(int, 1)")
+                    self._loop_turn(body, valid="FOO_SPLAT(int, 1)")
                 else:
                     self.body.writeline("long foo_r = 0;")
                     self.body.writeline(f"const long foo_r_blocks = {numel} / FOO_W * FOO_W;  // see FOO_BLOCK_RANGE")
                     self.body.writeline("for (; foo_r < foo_r_blocks; foo_r += FOO_W) {")
-                    self._loop_turn(body, tail="false", valid="FOO_SPLAT(int, 1)")
+                    self._loop_turn(body, valid="FOO_SPLAT(int, 1)", tail="false")
                     self.body.writeline(f"if (foo_r < {numel}) {{")
-                    self._loop_turn(body, tail="true", valid=f"FOO_BOOL(FOO_SPLAT(long, foo_r) + FOO_IOTA < {numel})")
+                    self._loop_turn(body, valid=f"FOO_BOOL(FOO_SPLAT(long, foo_r) + FOO_IOTA < {numel})", tail="true")
             self.body.writeline("}")
             # Variables declared in the loop are out of scope after it.
             self.cse.invalidate(self.outside_loop_vars)
@@ -1081,11 +1082,13 @@ class OpenCLKernel(SIMDKernel):
         for buffer in (self.loads, self.compute, self.stores, self.post_loop_combine, self.post_loop_store):
             buffer.clear()
 
-    def _loop_turn(self, body: IndentedBuffer, tail: str, valid: str) -> None:
-        """A reduction loop's turn, after its opening line: body, with foo_tail (whether the turn is
-        a row's last, partial block) and foo_valid (the lanes in the row) defined."""
+    def _loop_turn(self, body: IndentedBuffer, valid: str, tail: str | None = None) -> None:
+        """A reduction loop's turn, after its opening line: body, with foo_valid (the lanes that
+        hold elements: all of them in a column's turn) and over rows foo_tail (whether the turn is
+        the row's last, partial block) defined."""
         with self.body.indent():
-            self.body.writeline(f"const bool foo_tail = {tail};")
+            if tail is not None:
+                self.body.writeline(f"const bool foo_tail = {tail};")
             self.body.writeline(f"const FOO_V(int) foo_valid = {valid};")
             self.body.splice(body)
         self.body.writeline("}")
@@ -1188,7 +1191,7 @@ class OpenCLKernel(SIMDKernel):
         wrapper.generate_kernel_call(name, args, device=V.graph.get_current_device_or_throw(), triton=False)
 
 
-VECTOR_WIDTH = 8  # FOO_W of pointwise kernels on CPU devices and of reductions
+VECTOR_WIDTH = LANES  # FOO_W of pointwise kernels and column reductions on CPU devices, and of row reductions
 
 # The range variable at a block's lane 0, in pointwise kernels and in reductions' loops.
 _FOO_X = sympy.Symbol("foo_x", integer=True, nonnegative=True)
@@ -1279,7 +1282,7 @@ def _reads_along_outputs(nodes: list[Any]) -> bool:
     along_outputs = along_rows = 0
     for node in nodes:
         body = node._body
-        if not body.iter_vars:
+        if not body.iter_vars or not body.reduce_vars:
             continue
         for index in body.get_read_exprs():
             output_stride, row_stride = V.graph.sizevars.stride_hints(index, [body.iter_vars[-1], body.reduce_vars[-1]])

@@ -14,11 +14,15 @@ import torch
 
 from foo_cl import _C
 
-LANES = 8  # codegen.VECTOR_WIDTH: a row's loop takes this many elements a turn, a CPU's column loop this many columns
+LANES = 8  # the lanes of generated code's vectors: a row's loop takes this many elements a turn
 
 # How a kernel's grid loop goes (codegen's OpenCLKernel.loop): over elements; over reduction rows,
-# whose loops take LANES elements a turn; or over reduction columns, one element of each a turn.
+# whose loops take LANES elements a turn; or over reduction columns, one element of each a turn
+# (on CPU devices LANES columns at a time).
 ELEMENTS, ROWS, COLUMNS = "elements", "rows", "columns"
+# launch_generated_kernel's loop_block for each: how many grid iterations a CPU work-item's loops
+# take together (0: an elementwise launch).
+_LOOP_BLOCKS = {ELEMENTS: 0, ROWS: 1, COLUMNS: LANES}
 
 
 @functools.cache
@@ -69,5 +73,5 @@ class FooKernel:
             [t.data_ptr() for t in tensors],
             [int(a) for a in args[self.tensors :]],
             int(args[self.grid_arg]),
-            {ELEMENTS: 0, ROWS: 1, COLUMNS: LANES}[self.loop],
+            _LOOP_BLOCKS[self.loop],
         )

@@ -37,7 +37,8 @@ __kernel void scatter_strided(__global char* self, ulong self_offset, __global c
 #ifdef SRC_SCALAR
     *target = (st)value_bits;
 #elif defined(COMBINE)
-    const FOO_COMPUTE(DT) v = FOO_CONVERT(DT, FOO_LOAD(DT, FOO_PTR(const st, src, src_offset + FOO_WALK_OFFSET(&L, w, 1)), 0));
+    __global const st* from = FOO_PTR(const st, src, src_offset + FOO_WALK_OFFSET(&L, w, 1));
+    const FOO_COMPUTE(DT) v = FOO_CONVERT(DT, FOO_LOAD(DT, from, 0));
     FOO_CAT(foo_atomic_, COMBINE)(target, v);
 #else
     *target = *FOO_PTR(const st, src, src_offset + FOO_WALK_OFFSET(&L, w, 1));
