@@ -180,7 +180,13 @@ def test_vectorised_float_math_across_its_range(name):
     fn = F.gelu if name == "gelu" else getattr(torch, name)
     sweep = [torch.linspace(-20, 20, 40001), torch.linspace(-9000, 9000, 40001)]
     x = torch.cat([*sweep, torch.tensor([8192.0, 8192.5, 1.0, -1e6, 3e38, 1e-40, -0.0, 252.89821, -505.79642])])
-    check(fn, x, rtol=1e-5, atol=2e-6)
+    if name != "gelu":
+        check(fn, x, rtol=1e-5, atol=2e-6)
+        return
+    # The CPU's float32 gelu overflows to inf at 3e38 with its AVX-512 kernels: gelu's reference is float64's.
+    got, eager = compiled(fn)(x.to(FOO)).cpu(), fn(x.to(FOO)).cpu()
+    for expected in [eager, fn(x.double()).float()]:
+        torch.testing.assert_close(got, expected, rtol=1e-5, atol=2e-6)
 
 
 SPECIAL = {

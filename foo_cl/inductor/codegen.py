@@ -3,10 +3,11 @@
 Kernels follow Inductor's SIMD model with one flattened pointwise range ("x") and at most one
 reduction range ("r0_"). Their code is written once for values of FOO_W lanes
 (kernels_cl/inductor.clh), consecutive iterations of one range (the reduction range in reductions
-over rows, the pointwise range elsewhere): OpenCL vectors (float8) at width 8, scalars at width 1.
+over rows, the pointwise range elsewhere): OpenCL vectors (float8, float16) at widths 8 and 16,
+scalars at width 1.
 CPU compilers do not vectorise a scalar loop's math functions, the vector forms they have.
 - A pointwise kernel's work-item takes elements from foo's grid loop (kernels_cl/common.clh): on
-  CPU devices a contiguous range, 8 lanes at a time with the rest one at a time; elsewhere one
+  CPU devices a contiguous range, 16 lanes at a time with the rest one at a time; elsewhere one
   element at a time, neighbouring work-items taking neighbouring elements.
 - A reduction's work-item takes whole rows and walks each in blocks of 8 lanes, accumulating lane
   by lane (its last block's lanes past the row's end left out), as Triton's looped reductions do
@@ -591,7 +592,7 @@ def _per_lane_of(scalar: Any, dtype: torch.dtype, *args: Any) -> str:
     """scalar (an op of OpenCLOverrides) applied lane by lane: a value of `dtype`."""
     lanes = [
         str(scalar(*(_Lane(a, lane) if isinstance(a, CSEVariable) else a for a in args)))
-        for lane in range(VECTOR_WIDTH)
+        for lane in range(V.kernel.lanes)
     ]
     return f"FOO_PER_LANE({lane_type(dtype)}, {', '.join(lanes)})"
 
@@ -676,6 +677,7 @@ class OpenCLKernel(SIMDKernel):
             self.loop = COLUMNS if _reads_along_outputs(self.features.reduction_nodes()) else ROWS
         # The range whose consecutive iterations a value's lanes hold (see _lane_position).
         self._lanes_tree = self.range_trees[-1] if self.loop == ROWS else self.range_trees[0]
+        self.lanes = POINTWISE_LANES if self.loop == ELEMENTS else LANES  # FOO_W on CPU devices
         self.masks: list[CSEVariable] = []  # the masks of the masked bodies being generated
         self.x_indexing = IndentedBuffer()  # the pointwise range's index variables, once per output
         self.post_loop_combine = IndentedBuffer()  # reductions' lanes combined, after their loop
@@ -794,7 +796,7 @@ class OpenCLKernel(SIMDKernel):
     def _lane_stride(self, index: sympy.Expr) -> sympy.Expr | None:
         """How far index moves from lane to lane within a block (0: every lane the same element, 1:
         consecutive elements), or None where that is not a constant. Blocks start at multiples of
-        VECTOR_WIDTH, so floor divisions by multiples of it are constant in a block, and remainders
+        the kernel's lanes, so floor divisions by multiples of it are constant in a block, and remainders
         modulo them grow with the range variable."""
         if any(symbol_is_type(s, SymT.TMP) for s in index.free_symbols):
             return None  # indirect indices vary by lane
@@ -809,13 +811,13 @@ class OpenCLKernel(SIMDKernel):
             (factor,) = factors
             scale = term / factor
             if factor == root or (
-                isinstance(factor, ModularIndexing) and factor.args[:2] == (root, 1) and _width_multiple(factor.args[2])
+                isinstance(factor, ModularIndexing) and factor.args[:2] == (root, 1) and _multiple(factor.args[2], self.lanes)
             ):
                 stride += scale
             elif not (
                 isinstance(factor, (ModularIndexing, FloorDiv))
                 and factor.args[0] == root
-                and _width_multiple(factor.args[1])
+                and _multiple(factor.args[1], self.lanes)
             ):
                 return None
         return stride
@@ -851,7 +853,7 @@ class OpenCLKernel(SIMDKernel):
             return f"FOO_SPLAT({lane_type(dtype)}, {element})"
         lanes = [
             self._guarded_element(_element(var, dtype, self._lane_position(index, lane)), lane, in_loop)
-            for lane in range(VECTOR_WIDTH)
+            for lane in range(self.lanes)
         ]
         by_lane = f"FOO_PER_LANE({lane_type(dtype)}, {', '.join(lanes)})"
         if stride != 1 or self.masks:
@@ -894,7 +896,7 @@ class OpenCLKernel(SIMDKernel):
         index = self.prepare_indexing(expr)
         stride = self._lane_stride(index)
         if stride is None:
-            lanes = ", ".join(f"(long)({self._lane_position(index, lane)})" for lane in range(VECTOR_WIDTH))
+            lanes = ", ".join(f"(long)({self._lane_position(index, lane)})" for lane in range(self.lanes))
             return f"FOO_PER_LANE(long, {lanes})"
         base = f"FOO_SPLAT(long, {self._lane_position(index, 0)})"
         return base if stride == 0 else f"({base} + FOO_IOTA * ({self.index_to_str(stride)}))"
@@ -1115,11 +1117,11 @@ class OpenCLKernel(SIMDKernel):
         return self._kernel_source(name, self._reduction_loops() if self.loop == ROWS else self._lanes_loops())
 
     def _reduction_loops(self) -> IndentedBuffer:
-        """A reduction's loop over its rows (the grid loop), its values VECTOR_WIDTH lanes wide on
-        every device: a work-item takes a whole row."""
+        """A reduction's loop over its rows (the grid loop), its values LANES wide on every device:
+        a work-item takes a whole row."""
         x = self.range_trees[0]
         code = IndentedBuffer()
-        code.writeline(f"#define FOO_W {VECTOR_WIDTH}")
+        code.writeline(f"#define FOO_W {self.lanes}")
         code.writeline(f"FOO_GRID_LOOP({x.name}, {x.prefix}numel) {{")
         with code.indent():
             code.splice(self.x_indexing)
@@ -1130,13 +1132,13 @@ class OpenCLKernel(SIMDKernel):
 
     def _lanes_loops(self) -> IndentedBuffer:
         """A pointwise kernel's loops (and a reduction's over columns, each output's body a loop
-        over its column): on CPU devices a work-item's range (from a multiple of VECTOR_WIDTH) in
+        over its column): on CPU devices a work-item's range (from a multiple of its lanes) in
         blocks of that many lanes, then the rest one at a time; elsewhere its grid loop's elements
         one at a time."""
         code = IndentedBuffer()
         numel = f"{self.range_trees[0].prefix}numel"
         code.writeline("#ifdef FOO_CPU_DEVICE")
-        code.writeline(f"#define FOO_W {VECTOR_WIDTH}")
+        code.writeline(f"#define FOO_W {self.lanes}")
         code.writeline(f"FOO_BLOCK_RANGE(foo_x, foo_blocks_end, foo_end, {numel}, FOO_W);")
         code.writeline("for (; foo_x < foo_blocks_end; foo_x += FOO_W) {")
         with code.indent():
@@ -1191,7 +1193,11 @@ class OpenCLKernel(SIMDKernel):
         wrapper.generate_kernel_call(name, args, device=V.graph.get_current_device_or_throw(), triton=False)
 
 
-VECTOR_WIDTH = LANES  # FOO_W of pointwise kernels and column reductions on CPU devices, and of row reductions
+# FOO_W of a CPU device's pointwise loops: 16 lanes, twice a reduction's (runtime.LANES). A value is
+# then two vectors of 8, whose chains of math the CPU runs side by side: one float8 chain of exp,
+# tanh and two divisions (the pointwise-chain benchmark) waited on its own latency, at twice the
+# time (pthread-skylake-avx512-AMD EPYC: 16M floats 17 -> 9 ms).
+POINTWISE_LANES = 16
 
 # The range variable at a block's lane 0, in pointwise kernels and in reductions' loops.
 _FOO_X = sympy.Symbol("foo_x", integer=True, nonnegative=True)
@@ -1209,8 +1215,8 @@ def _lane_of(t: str, name: Any, lane: sympy.Expr | int | str) -> str:
     return f"FOO_LANE({t}, {name}, {lane})"
 
 
-def _width_multiple(n: sympy.Expr) -> bool:
-    return isinstance(n, sympy.Integer) and int(n) % VECTOR_WIDTH == 0
+def _multiple(n: sympy.Expr, lanes: int) -> bool:
+    return isinstance(n, sympy.Integer) and int(n) % lanes == 0
 
 
 def _element(var: str, dtype: torch.dtype, position: str) -> str:
