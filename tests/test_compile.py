@@ -332,11 +332,11 @@ def test_long_reductions_to_few_outputs_are_as_accurate_as_eager():
 
 
 @pytest.mark.parametrize(
-    ("line", "shape", "dim"), [("row", (600_000,), 0), ("column", (70_000, 16), 0)], ids=["row", "column"]
+    ("line", "shape", "dim"), [("row", (1_200_000,), 0), ("column", (70_000, 16), 0)], ids=["row", "column"]
 )
 def test_a_reduction_longer_than_the_driver_loops_raises(line, shape, dim):
-    # One row of 600K elements (split reductions off): 75K turns of the lane loop; a column of 70K: 70K turns. Both are
-    # past Mesa 22's llvmpipe's 65535, where foo raises rather than let the driver end the loop early.
+    # One row of 1.2M elements (split reductions off): 75K turns of the loop over 16 lanes; a column of 70K: 70K
+    # turns. Both are past Mesa 22's llvmpipe's 65535, where foo raises rather than let the driver end the loop early.
     x = normal(*shape, seed=18)
     fn = compiled(lambda x: x.sum(dim))
     with torch._inductor.config.patch(split_reductions=False):

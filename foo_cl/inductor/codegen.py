@@ -677,7 +677,7 @@ class OpenCLKernel(SIMDKernel):
             self.loop = COLUMNS if _reads_along_outputs(self.features.reduction_nodes()) else ROWS
         # The range whose consecutive iterations a value's lanes hold (see _lane_position).
         self._lanes_tree = self.range_trees[-1] if self.loop == ROWS else self.range_trees[0]
-        self.lanes = POINTWISE_LANES if self.loop == ELEMENTS else LANES  # FOO_W on CPU devices
+        self.lanes = LANES[self.loop]  # FOO_W on CPU devices (in row loops, on every device)
         self.masks: list[CSEVariable] = []  # the masks of the masked bodies being generated
         self.x_indexing = IndentedBuffer()  # the pointwise range's index variables, once per output
         self.post_loop_combine = IndentedBuffer()  # reductions' lanes combined, after their loop
@@ -811,7 +811,9 @@ class OpenCLKernel(SIMDKernel):
             (factor,) = factors
             scale = term / factor
             if factor == root or (
-                isinstance(factor, ModularIndexing) and factor.args[:2] == (root, 1) and _multiple(factor.args[2], self.lanes)
+                isinstance(factor, ModularIndexing)
+                and factor.args[:2] == (root, 1)
+                and _multiple(factor.args[2], self.lanes)
             ):
                 stride += scale
             elif not (
@@ -1117,7 +1119,7 @@ class OpenCLKernel(SIMDKernel):
         return self._kernel_source(name, self._reduction_loops() if self.loop == ROWS else self._lanes_loops())
 
     def _reduction_loops(self) -> IndentedBuffer:
-        """A reduction's loop over its rows (the grid loop), its values LANES wide on every device:
+        """A reduction's loop over its rows (the grid loop), its values LANES[ROWS] wide on every device:
         a work-item takes a whole row."""
         x = self.range_trees[0]
         code = IndentedBuffer()
@@ -1192,12 +1194,6 @@ class OpenCLKernel(SIMDKernel):
         wrapper.kernel_layouts[name] = (tensors, grid_arg, self.loop)
         wrapper.generate_kernel_call(name, args, device=V.graph.get_current_device_or_throw(), triton=False)
 
-
-# FOO_W of a CPU device's pointwise loops: 16 lanes, twice a reduction's (runtime.LANES). A value is
-# then two vectors of 8, whose chains of math the CPU runs side by side: one float8 chain of exp,
-# tanh and two divisions (the pointwise-chain benchmark) waited on its own latency, at twice the
-# time (pthread-skylake-avx512-AMD EPYC: 16M floats 17 -> 9 ms).
-POINTWISE_LANES = 16
 
 # The range variable at a block's lane 0, in pointwise kernels and in reductions' loops.
 _FOO_X = sympy.Symbol("foo_x", integer=True, nonnegative=True)

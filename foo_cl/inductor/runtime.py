@@ -14,15 +14,19 @@ import torch
 
 from foo_cl import _C
 
-LANES = 8  # the lanes of generated code's vectors: a row's loop takes this many elements a turn
-
 # How a kernel's grid loop goes (codegen's OpenCLKernel.loop): over elements; over reduction rows,
-# whose loops take LANES elements a turn; or over reduction columns, one element of each a turn
-# (on CPU devices LANES columns at a time).
+# whose loops take LANES[ROWS] elements a turn; or over reduction columns, one element of each a
+# turn (on CPU devices LANES[COLUMNS] columns at a time).
 ELEMENTS, ROWS, COLUMNS = "elements", "rows", "columns"
+# The lanes (FOO_W) of each kind's values on CPU devices (a row loop's on every device). 16 lanes
+# are two float8 vectors, whose chains of math a core runs side by side: one float8 chain of exp,
+# tanh and two divisions waited on its own latency, at twice the time (the pointwise-chain
+# benchmark's kernel over 16M floats 17 -> 9 ms, pthread-skylake-avx512-AMD EPYC). A column loop's
+# lanes are 8 outputs, one vector of a row a turn.
+LANES = {ELEMENTS: 16, ROWS: 16, COLUMNS: 8}
 # launch_generated_kernel's loop_block for each: how many grid iterations a CPU work-item's loops
 # take together (0: an elementwise launch).
-_LOOP_BLOCKS = {ELEMENTS: 0, ROWS: 1, COLUMNS: LANES}
+_LOOP_BLOCKS = {ELEMENTS: 0, ROWS: 1, COLUMNS: LANES[COLUMNS]}
 
 
 @functools.cache
@@ -57,7 +61,7 @@ class FooKernel:
         device = tensors[0].device.index if tensors else _C._current_device()
         if self.loop != ELEMENTS and _loop_limit(device):
             length = int(args[self.grid_arg + 1])  # r0_numel
-            turns = length // LANES + 1 if self.loop == ROWS else length
+            turns = length // LANES[ROWS] + 1 if self.loop == ROWS else length
             if turns > _loop_limit(device):
                 name, line = torch.foo.get_device_name(device), "row" if self.loop == ROWS else "column"
                 raise RuntimeError(
