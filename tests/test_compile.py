@@ -98,9 +98,9 @@ def lanes_mix(x: Tensor, y: Tensor, flags: Tensor, small: Tensor) -> tuple[Tenso
     return mixed.sin() + (small % 3).float(), (mixed * 2).half()
 
 
-@pytest.mark.parametrize("n", [1, 7, 9, 100, 1003, 4099])
+@pytest.mark.parametrize("n", [1, 7, 9, 15, 17, 33, 100, 1003, 4099])
 def test_pointwise_lanes_and_their_remainders(n):
-    # CPU devices compute 8 lanes at a time and the rest one at a time: sizes around and between blocks.
+    # CPU devices compute 16 lanes at a time and the rest one at a time: sizes around and between blocks.
     x, y = normal(n, seed=30), normal(3 * n, seed=31)
     flags = normal(n, seed=32) > 0
     small = (normal(n, seed=33) * 50).to(torch.int8)
@@ -242,16 +242,17 @@ REDUCTION_CASES = [
 
 @pytest.mark.parametrize(("name", "dim"), REDUCTION_CASES, ids=str)
 def test_reductions_over_every_dim(name, dim):
-    # 13 x 37 x 21: rows that are not multiples of the 8 lanes; rounded values for ties in arg reductions.
+    # 13 x 37 x 21: rows that are not multiples of the 16 (or, over columns, 8) lanes; rounded values for ties in arg
+    # reductions.
     x = (normal(13, 37, 21, seed=7) * 4).round() / 4
     if dim == "all":
         dim = None if name in SINGLE_DIM else (0, 1, 2)
     check(lambda x: REDUCTIONS[name](x, dim), x, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("row", [1, 5, 8, 13, 16, 67])
+@pytest.mark.parametrize("row", [1, 5, 8, 13, 16, 17, 33, 67])
 def test_reduction_rows_of_every_length_against_their_blocks(row):
-    # A row is walked in blocks of 8 lanes: whole blocks, then the last one with the lanes past the row's end left out
+    # A row is walked in blocks of 16 lanes: whole blocks, then the last one with the lanes past the row's end left out
     # (reads, accumulators, and the normalised row written back).
     x = (normal(6, row, seed=34) * 4).round() / 4
     fn = lambda x: (
@@ -422,9 +423,9 @@ def philox_bits(key: int, elements: np.ndarray, wide: bool) -> np.ndarray:
     return np.choose(group.astype(np.int64), [x, y, z, w])
 
 
-@pytest.mark.parametrize("shape", [(1005,), (7, 13)], ids=["blocks_and_tail", "rows_of_13"])
+@pytest.mark.parametrize("shape", [(1005,), (7, 13), (7, 37)], ids=["blocks_and_tail", "rows_of_13", "rows_of_37"])
 def test_compiled_random_numbers_are_philox_of_seed_and_element(shape):
-    """Elements in whole blocks of 8 lanes (from a tile kept between blocks), in tails and in rows that
+    """Elements in whole blocks of 16 lanes (two of 8, from a tile kept between blocks), in tails and in rows that
     start off a block's boundary draw the same Philox words for the same (seed, element)."""
     x = torch.zeros(shape, device=FOO)
     elements = np.arange(x.numel())

@@ -9,7 +9,7 @@ CPU compilers do not vectorise a scalar loop's math functions, the vector forms 
 - A pointwise kernel's work-item takes elements from foo's grid loop (kernels_cl/common.clh): on
   CPU devices a contiguous range, 16 lanes at a time with the rest one at a time; elsewhere one
   element at a time, neighbouring work-items taking neighbouring elements.
-- A reduction's work-item takes whole rows and walks each in blocks of 8 lanes, accumulating lane
+- A reduction's work-item takes whole rows and walks each in blocks of 16 lanes, accumulating lane
   by lane (its last block's lanes past the row's end left out), as Triton's looped reductions do
   with blocks; the lanes combine after the loop. Inductor splits long reductions to few outputs
   into two kernels, partial reductions of slices and their reduction.
