@@ -141,7 +141,7 @@ size_t max_groups(const runtime::DeviceInfo& info) {
 
 }  // namespace
 
-void KernelCall::launch(int64_t n) {
+void KernelCall::launch(int64_t n, size_t rows) {
   if (n <= 0) return;
   const runtime::DeviceInfo& info = runtime::device_info(device_);
   // Kernels loop over their elements with a grid stride, so the grid only has to fill the device.
@@ -155,7 +155,7 @@ void KernelCall::launch(int64_t n) {
   }
   const size_t groups =
       std::min<size_t>((static_cast<size_t>(n) + local * per_item - 1) / (local * per_item), max_groups(info));
-  launch_groups(groups, local);
+  launch_groups(groups, local, rows);
 }
 
 void KernelCall::launch_walk(int64_t n) {
@@ -176,8 +176,8 @@ void KernelCall::launch_loops(int64_t n, int64_t block) {
   launch_groups(std::min<size_t>(static_cast<size_t>((n + block - 1) / block), max_groups(info)), 1);
 }
 
-void KernelCall::launch_groups(size_t groups, size_t local) {
-  const size_t global[3] = {groups * local, 1, 1}, locals[3] = {local, 1, 1};
+void KernelCall::launch_groups(size_t groups, size_t local, size_t rows) {
+  const size_t global[3] = {groups * local, rows, 1}, locals[3] = {local, 1, 1};
   launch_nd(global, locals);
 }
 

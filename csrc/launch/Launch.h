@@ -101,8 +101,9 @@ class KernelCall {
   // An element count or index, as the INDEX_T that index_option(n) chose.
   KernelCall& count(int64_t n);
 
-  // Enqueues on the device's current queue, with enough work-items for `n` elements of a grid loop.
-  void launch(int64_t n);
+  // Enqueues on the device's current queue, with enough work-items for `n` elements of a grid loop;
+  // `rows` > 1 repeats that range along dim 1 (pointwise_lists: one row per tensor, `n` the largest).
+  void launch(int64_t n, size_t rows = 1);
 
   // As launch(n), for the `n` elements of a strided walk (FOO_WALK of kernels_cl/common.clh): a CPU
   // work-item takes more of them, as finding its first element's coordinates costs a division per dim.
@@ -114,8 +115,9 @@ class KernelCall {
   // launch(n).
   void launch_loops(int64_t n, int64_t block = 1);
 
-  // Enqueues `groups` work-groups of `local` work-items on the device's current queue.
-  void launch_groups(size_t groups, size_t local);
+  // Enqueues `groups` work-groups of `local` work-items (times `rows` along dim 1) on the device's
+  // current queue.
+  void launch_groups(size_t groups, size_t local, size_t rows = 1);
 
   // Enqueues a `dims`-D range (global sizes multiples of the local ones; a null `local` lets the
   // OpenCL implementation choose).

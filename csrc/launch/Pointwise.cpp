@@ -10,6 +10,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/TypeCast.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <string_view>
@@ -19,17 +20,20 @@
 namespace foo_cl::launch {
 namespace {
 
+// NOTE: CPU's mul and div kernels read a float16/bfloat16 right-hand scalar before its rounding to
+// the common dtype.
+bool reads_unrounded_scalar(const std::string& key, int input) {
+  return input == 1 &&
+         (key == "binary/mul" || key == "binary/div" || key == "binary/div_trunc" || key == "binary/div_floor");
+}
+
 // A CPU scalar operand read straight from its memory (no dispatch through item()), first converted
 // to the iterator's common dtype as CPU PyTorch converts it (1e5 becomes inf for float16).
-// NOTE: CPU's mul and div kernels read a float16/bfloat16 right-hand scalar before that rounding.
 c10::Scalar cpu_scalar(const at::TensorIteratorBase& iter, int arg, const std::string& key) {
   const void* data = iter.data_ptr(arg);
   const c10::ScalarType stored = iter.dtype(arg);
   c10::ScalarType type = iter.maybe_common_dtype().value_or(stored);
-  const bool unrounded = arg == 2 && at::isReducedFloatingType(type) &&
-                         (key == "binary/mul" || key == "binary/div" || key == "binary/div_trunc" ||
-                          key == "binary/div_floor");
-  if (unrounded) type = stored;
+  if (at::isReducedFloatingType(type) && reads_unrounded_scalar(key, arg - 1)) type = stored;
   return AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(at::kHalf, at::kBFloat16, at::kBool, type, "cpu_scalar", [&] {
     return c10::Scalar(c10::fetch_and_cast<scalar_t>(stored, data));
   });
@@ -79,6 +83,7 @@ struct Variant {
   int8_t ndim;          // 0 for the contiguous variant
   bool vectorized;
   bool index64;
+  uint8_t list;  // pointwise_lists' LIST, or 0
 
   bool operator==(const Variant& other) const { return std::memcmp(this, &other, sizeof(Variant)) == 0; }
 };
@@ -105,36 +110,150 @@ std::string build_options(const Variant& v, int ninputs) {
   if (v.rounding != c10::ScalarType::Undefined) options += std::string("-DROUND_") + dtype_name(v.rounding) + " ";
   if (v.vectorized) options += "-DVEC=" + std::to_string(runtime::device_info(v.device).vector_width) + " ";
   if (v.ndim > 0) options += "-DNDIM=" + std::to_string(v.ndim);
+  if (v.list > 0) options += "-DLIST=" + std::to_string(v.list);
   return options;
+}
+
+const char* variant_name(const Variant& v) {
+  return v.list > 0 ? "pointwise_lists" : v.ndim > 0 ? "pointwise_strided" : "pointwise_contig";
 }
 
 cl_kernel variant_kernel(const Variant& v, int ninputs) {
   thread_local std::unordered_map<Variant, cl_kernel, VariantHash> kernels;
   auto it = kernels.find(v);
   if (it != kernels.end()) return it->second;
-  const cl_kernel kernel = runtime::kernel(v.device, v.key, v.ndim > 0 ? "pointwise_strided" : "pointwise_contig",
-                                           build_options(v, ninputs));
+  const cl_kernel kernel = runtime::kernel(v.device, v.key, variant_name(v), build_options(v, ninputs));
   kernels.emplace(v, kernel);
   return kernel;
 }
 
+// A variant's identity before its operands: the key, device and compute dtype.
+Variant variant_of(const std::string& key, c10::DeviceIndex device, c10::ScalarType compute) {
+  TORCH_INTERNAL_ASSERT(key.size() < sizeof(Variant::key), "foo-cl: kernel key '", key, "' is too long");
+  Variant variant;
+  std::memset(&variant, 0, sizeof(variant));  // the bytes are the table key: no stray padding
+  std::memcpy(variant.key, key.data(), key.size());
+  variant.device = device;
+  variant.compute = compute;
+  return variant;
+}
+
+// A foreach op's by-value operand, as cpu_scalar reads a Python number's CPU scalar: rounded to a
+// 16-bit list dtype first unless the op reads it unrounded; inf where it overflows.
+c10::Scalar list_value(const c10::Scalar& value, c10::ScalarType type, int input, const std::string& key) {
+  const float rounded = static_cast<float>(value.toDouble());
+  if (reads_unrounded_scalar(key, input)) return value;
+  if (type == c10::kHalf) return static_cast<float>(c10::Half(rounded));
+  if (type == c10::kBFloat16) return static_cast<float>(c10::BFloat16(rounded));
+  return type == c10::kFloat ? c10::Scalar(rounded) : value;
+}
+
+// The most tensors one pointwise_lists launch takes: their arguments (output and inputs as buffer
+// and offset, the element count, six by-value scalars) within the device's argument limit.
+constexpr int kMaxListTensors = 8;  // FOO_LIST_EACH of kernels_cl/pointwise.clh
+
+int list_capacity(c10::DeviceIndex device, int ninputs, c10::ScalarType compute) {
+  const size_t per_tensor = 16 * (1 + ninputs) + sizeof(cl_ulong) + 6 * c10::elementSize(compute);
+  const size_t fit = runtime::device_info(device).max_parameter_size / per_tensor;
+  TORCH_CHECK(fit >= 1, "foo-cl: a foreach launch's arguments exceed CL_DEVICE_MAX_PARAMETER_SIZE of foo:",
+              static_cast<int>(device));
+  return static_cast<int>(std::min<size_t>(fit, kMaxListTensors));
+}
+
 }  // namespace
+
+bool can_launch_lists(const std::vector<ListInput>& inputs, const std::vector<c10::Scalar>& params) {
+  if (inputs.empty() || inputs[0].tensors.empty()) return false;
+  if (std::any_of(params.begin(), params.end(), [](const c10::Scalar& v) { return v.isComplex(); })) return false;
+  const at::ArrayRef<at::Tensor> first = inputs[0].tensors;
+  const at::Tensor& lead = first[0];
+  if (!lead.defined() || !lead.is_privateuseone() || !at::isFloatingType(lead.scalar_type())) return false;
+  for (const ListInput& input : inputs) {
+    if (input.tensors.empty()) {
+      const auto complex = [](const c10::Scalar& v) { return v.isComplex(); };
+      if (input.values.size() != first.size() || std::any_of(input.values.begin(), input.values.end(), complex)) {
+        return false;
+      }
+      continue;
+    }
+    if (input.tensors.size() != first.size()) return false;
+    for (size_t i = 0; i < first.size(); ++i) {
+      const at::Tensor& t = input.tensors[i];
+      if (!t.defined() || t.device() != lead.device() || t.scalar_type() != lead.scalar_type() ||
+          !t.is_contiguous() || t.sizes() != first[i].sizes()) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void launch_pointwise_lists(const std::string& key, at::ArrayRef<at::Tensor> outs, const std::vector<ListInput>& inputs,
+                            const std::vector<c10::Scalar>& params) {
+  TORCH_INTERNAL_ASSERT(inputs.size() >= 1 && inputs.size() <= 3 && (params.empty() || params.size() == outs.size()));
+  const at::Tensor& lead = inputs[0].tensors[0];
+  const c10::DeviceGuard guard(lead.device());
+  const c10::ScalarType dtype = lead.scalar_type();
+  const int ninputs = static_cast<int>(inputs.size());
+  Variant variant = variant_of(key, lead.device().index(), compute_type(dtype));
+  variant.dtype[0] = dtype;
+  for (int k = 0; k < ninputs; ++k) {
+    const bool by_value = inputs[k].tensors.empty();
+    variant.dtype[k + 1] = by_value ? variant.compute : dtype;
+    variant.cpu_scalars |= by_value << k;
+  }
+  variant.vectorized = dtype == variant.compute;
+  const int capacity = list_capacity(variant.device, ninputs, variant.compute);
+  variant.list = static_cast<uint8_t>(capacity);
+  for (const at::Tensor& out : outs) variant.index64 |= out.numel() > static_cast<int64_t>(UINT32_MAX);
+  const cl_kernel kernel = variant_kernel(variant, ninputs);
+
+  // The tensors with elements, `capacity` per launch; a launch with fewer repeats the last one's
+  // arguments in the unused slots (no work-group reads them).
+  std::vector<size_t> order;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i].numel() > 0) order.push_back(i);
+  }
+  const size_t width = c10::elementSize(variant.compute);
+  std::vector<char> list(capacity * (sizeof(cl_ulong) + 6 * width));  // foo_list: counts, then scalars
+  for (size_t start = 0; start < order.size(); start += capacity) {
+    const size_t count = std::min<size_t>(capacity, order.size() - start);
+    KernelCall call(variant.device, kernel, "pointwise_lists", key);
+    std::fill(list.begin(), list.end(), 0);
+    int64_t longest = 0;
+    for (int slot = 0; slot < capacity; ++slot) {
+      const size_t i = order[start + std::min<size_t>(slot, count - 1)];
+      call.buffer(outs[i].data_ptr());
+      for (const ListInput& input : inputs) {
+        call.buffer(input.tensors.empty() ? outs[i].data_ptr() : input.tensors[i].const_data_ptr());
+      }
+      const int64_t n = outs[i].numel();
+      longest = std::max(longest, n);
+      const cl_ulong count_bytes = static_cast<cl_ulong>(n);
+      std::memcpy(list.data() + slot * sizeof(cl_ulong), &count_bytes, sizeof(count_bytes));
+      char* scalars = list.data() + capacity * sizeof(cl_ulong) + slot * 6 * width;
+      for (int k = 0; k < ninputs; ++k) {
+        if (inputs[k].tensors.empty()) {
+          write_scalar(list_value(inputs[k].values[i], dtype, k, key), variant.compute, scalars + k * width);
+        }
+      }
+      if (!params.empty()) write_scalar(params[i], variant.compute, scalars + 3 * width);
+    }
+    call.bytes(list.data(), list.size());
+    call.launch(longest, count);
+  }
+}
 
 void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std::initializer_list<c10::Scalar> params,
                       c10::ScalarType requested_compute) {
   TORCH_INTERNAL_ASSERT(iter.noutputs() == 1 && iter.ninputs() >= 1 && iter.ninputs() <= 3 && params.size() <= 3);
-  TORCH_INTERNAL_ASSERT(key.size() < sizeof(Variant::key), "foo-cl: kernel key '", key, "' is too long");
   const int64_t n = iter.numel();
   if (n == 0) return;
   const c10::Device device = iter.device(0);
   const c10::DeviceGuard guard(device);
 
-  Variant variant;
-  std::memset(&variant, 0, sizeof(variant));  // the bytes are the table key: no stray padding
-  std::memcpy(variant.key, key.data(), key.size());
-  variant.device = device.index();
   const c10::ScalarType common = common_type(iter, requested_compute);
-  variant.compute = compute_type(common);
+  Variant variant = variant_of(key, device.index(), compute_type(common));
   // As CPU: an op computed in float16 or bfloat16 rounds its result to that dtype, then casts it
   // into a wider out= tensor (half + half into float64 overflows as the float16 sum would).
   const c10::ScalarType out_type = iter.dtype(0);

@@ -7,10 +7,12 @@
 
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace at {
+class Tensor;
 struct TensorIteratorBase;
-}
+}  // namespace at
 
 namespace foo_cl::launch {
 
@@ -19,5 +21,23 @@ namespace foo_cl::launch {
 void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key,
                       std::initializer_list<c10::Scalar> params = {},
                       c10::ScalarType compute = c10::ScalarType::Undefined);
+
+// An input of a foreach op: a tensor per list entry, or (when `tensors` is empty) a value per entry,
+// passed by value as a CPU scalar operand is.
+struct ListInput {
+  c10::ArrayRef<at::Tensor> tensors;
+  std::vector<c10::Scalar> values;
+};
+
+// Whether launch_pointwise_lists takes these inputs and s0 values: tensor lists of one length,
+// every tensor contiguous, of one floating dtype on one foo device and sized as the first list's;
+// real values.
+bool can_launch_lists(const std::vector<ListInput>& inputs, const std::vector<c10::Scalar>& params);
+
+// The foreach ops' launcher: outs[i] = OP(inputs[0][i], ...) with s0 = params[i], over several
+// tensors per launch (the kernel's pointwise_lists variant). `outs` are contiguous and of the
+// inputs' dtype and sizes (or the first input's tensors themselves); can_launch_lists(inputs) holds.
+void launch_pointwise_lists(const std::string& key, c10::ArrayRef<at::Tensor> outs,
+                            const std::vector<ListInput>& inputs, const std::vector<c10::Scalar>& params);
 
 }  // namespace foo_cl::launch
