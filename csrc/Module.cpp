@@ -11,6 +11,7 @@
 #include "launch/UserKernel.h"
 #include "runtime/Allocator.h"
 #include "runtime/Device.h"
+#include "runtime/DeviceErrors.h"
 #include "runtime/Generator.h"
 #include "runtime/ProgramCache.h"
 #include "runtime/QueuePool.h"
@@ -165,6 +166,11 @@ PYBIND11_MODULE(_C, m) {
   m.def("_synchronize", [](int index) {
     py::gil_scoped_release no_gil;
     runtime::synchronize_device(static_cast<c10::DeviceIndex>(index));
+    try {
+      runtime::raise_device_errors(static_cast<c10::DeviceIndex>(index));
+    } catch (const c10::IndexError& e) {
+      throw py::index_error(e.what_without_backtrace());  // as torch's own bindings raise it
+    }
   });
 
   m.def("_memory_snapshot", [](int index) {

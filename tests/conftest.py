@@ -271,6 +271,15 @@ def _restore_current_device() -> Iterator[None]:
     torch.foo.set_device(0)
 
 
+@pytest.fixture(autouse=True)
+def _no_unreported_device_errors() -> Iterator[None]:
+    """A test that leaves an error of foo's kernels (an index out of range) unreported fails in its own teardown,
+    rather than the next test at its first synchronisation."""
+    yield
+    for index in range(torch.foo.device_count()):
+        torch.foo.synchronize(index)
+
+
 # What foo:0 can do, for the tests that need a capability some OpenCL devices lack: the ones
 # tests/capability_needs.txt names, and whether foo:0 has each.
 PROPERTIES = torch.foo.get_device_properties(FOO)

@@ -113,10 +113,12 @@ def test_index_select_of_0d_self_with_two_indices_raises_like_cpu():
 @pytest.mark.parametrize("index", [[0, 4], [-1], [1, 9, 0]], ids=["size", "negative", "far"])
 @pytest.mark.parametrize("dim", [0, 1, 2])
 def test_index_select_out_of_range_raises_index_error(dim, index):
-    """As CPU's along dim 0 (along other dims CPU's float kernel raises a RuntimeError instead)."""
+    """As CPU's along dim 0 (along other dims CPU's float kernel raises a RuntimeError instead), at the next
+    synchronisation with the device (here the copy to the CPU), as CUDA reports its device-side asserts."""
     x, positions = randn(4, 4, 4), torch.tensor(index)
+    selected = x.to(FOO).index_select(dim, positions.to(FOO))
     with pytest.raises(IndexError, match="index out of range in self"):
-        x.to(FOO).index_select(dim, positions.to(FOO))
+        selected.cpu()
     if dim == 0:
         with pytest.raises(IndexError, match="index out of range in self"):
             x.index_select(dim, positions)
@@ -225,11 +227,27 @@ def test_embedding_gradient_of_many_repeats_is_deterministic(scale_grad_by_freq)
         assert_exact(first, expected)
 
 
-def test_embedding_out_of_range_index_raises_index_error_like_cpu():
-    weight, indices = randn(5, 3), torch.tensor([1, 5])
-    assert (
-        run_like_cpu(lambda: F.embedding(indices, weight), lambda: F.embedding(indices.to(FOO), weight.to(FOO))) is None
-    )
+@pytest.mark.parametrize("synchronisation", ["item", "synchronize", "stream", "event"])
+def test_embedding_out_of_range_index_raises_index_error_at_the_next_synchronisation(synchronisation):
+    """The kernel reports the index; the op returns, and the next synchronisation of any kind raises IndexError once.
+    The rows of the good indices are still right."""
+    weight, indices = randn(5, 3), torch.tensor([1, 5, -1, 4])
+    with pytest.raises(IndexError, match="index out of range in self"):
+        F.embedding(indices, weight)
+    rows = F.embedding(indices.to(FOO), weight.to(FOO))
+    with pytest.raises(IndexError, match="index out of range in self.*at the next synchronisation"):
+        if synchronisation == "item":
+            rows.sum().item()
+        elif synchronisation == "synchronize":
+            torch.foo.synchronize()
+        elif synchronisation == "stream":
+            torch.foo.current_stream().synchronize()
+        else:
+            event = torch.foo.Event()
+            event.record()
+            event.synchronize()
+    torch.foo.synchronize()  # reported once
+    torch.testing.assert_close(rows[[0, 3]].cpu(), weight[[1, 4]])
 
 
 def test_sparse_embedding_gradient_raises_a_clear_error():

@@ -47,13 +47,6 @@ namespace {
 
 using at::Tensor;
 
-// As CPU: a position outside [0, size) raises IndexError (one wait for the device).
-void check_positions(const Tensor& index, int64_t size) {
-  if (index.numel() == 0) return;
-  const auto [low, high] = at::aminmax(index);
-  TORCH_CHECK_INDEX(low.item<int64_t>() >= 0 && high.item<int64_t>() < size, "index out of range in self");
-}
-
 Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out) {
   dim = c10::maybe_wrap_dim(dim, self.dim());
   TORCH_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
@@ -72,7 +65,6 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
   if (out.numel() == 0) return out;
   TORCH_CHECK_INDEX(size > 0, "index out of range in self");
   const c10::DeviceGuard guard(self.device());
-  check_positions(index, size);
   const Tensor src = self.contiguous(), positions = index.contiguous();
   launch::launch_index_select(src, dim, positions, out);
   return out;

@@ -3,6 +3,7 @@
 #include "launch/Copy.h"
 
 #include "launch/Launch.h"
+#include "runtime/DeviceErrors.h"
 #include "runtime/HostAllocator.h"
 #include "runtime/QueuePool.h"
 #include "runtime/Trace.h"
@@ -102,7 +103,11 @@ void launch_read(const at::Tensor& src, const at::Tensor& host, bool non_blockin
   runtime::CommandTrace traced(device, "Memcpy DtoH", runtime::CommandKind::read);
   FOO_CL_CHECK(clEnqueueReadBuffer(runtime::current_queue(device), s.mem, wait ? CL_TRUE : CL_FALSE, s.offset,
                                    nbytes(src), host.mutable_data_ptr(), 0, nullptr, traced.event()));
-  if (!wait) runtime::record_host_use(host.storage().data_ptr(), device);
+  if (wait) {
+    runtime::raise_device_errors(device);
+  } else {
+    runtime::record_host_use(host.storage().data_ptr(), device);
+  }
 }
 
 void launch_write(const at::Tensor& dst, const at::Tensor& host, bool non_blocking) {

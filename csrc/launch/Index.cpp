@@ -157,6 +157,7 @@ void launch_index_select(const at::Tensor& self, int64_t dim, const at::Tensor& 
       .value(static_cast<uint64_t>(size))
       .value(static_cast<uint64_t>(index.numel()))
       .value(static_cast<uint64_t>(inner))
+      .error_word()
       .count(n)
       .launch(n);
   copy_back(result, out);

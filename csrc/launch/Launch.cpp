@@ -2,6 +2,7 @@
 #include "launch/Launch.h"
 
 #include "runtime/Device.h"
+#include "runtime/DeviceErrors.h"
 #include "runtime/KernelCode.h"
 #include "runtime/QueuePool.h"
 #include "runtime/Trace.h"
@@ -51,6 +52,11 @@ KernelCall& KernelCall::buffer(const void* address) {
   const cl_ulong offset = ref.offset;
   bytes(&ref.mem, sizeof(cl_mem));
   return bytes(&offset, sizeof(offset));
+}
+
+KernelCall& KernelCall::error_word() {
+  const cl_mem mem = runtime::error_word(device_);
+  return bytes(&mem, sizeof(mem)).value(cl_ulong{0});
 }
 
 size_t write_scalar(const c10::Scalar& v, c10::ScalarType compute, void* dst) {

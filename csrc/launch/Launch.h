@@ -95,6 +95,10 @@ class KernelCall {
   // dims' strides of each of the first `noperands` operands.
   KernelCall& layout(const StridedLayout& layout, int ndim, int noperands);
 
+  // The device's error word (runtime/DeviceErrors.h, FOO_ERROR_PARAM in kernels_cl/common.clh), for a
+  // kernel that reports bad indices there: the next synchronisation raises them.
+  KernelCall& error_word();
+
   // A __local buffer of `size` bytes (no data: the argument only sizes the kernel's local memory).
   KernelCall& local(size_t size);
 

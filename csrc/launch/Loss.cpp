@@ -39,6 +39,7 @@ void launch_nll_loss(const at::Tensor& input, const at::Tensor& targets, const a
       .buffer(weights.data_ptr())
       .value(static_cast<uint64_t>(input.size(-1)))
       .value(ignore_index)
+      .error_word()
       .count(n)
       .launch(n);
 }
@@ -62,6 +63,7 @@ void launch_nll_loss_backward(const at::Tensor& grad_output, const at::Tensor& t
       .buffer(total_weight.const_data_ptr())
       .value(static_cast<uint64_t>(grad_input.size(-1)))
       .value(ignore_index)
+      .error_word()
       .count(n)
       .launch(n);
   copy_back(dense, grad_input);

@@ -2,6 +2,7 @@
 #include "runtime/Event.h"
 
 #include "runtime/Device.h"
+#include "runtime/DeviceErrors.h"
 #include "runtime/QueuePool.h"
 
 #include <c10/util/Exception.h>
@@ -42,7 +43,9 @@ bool Event::query() const {
 }
 
 void Event::synchronize() const {
-  if (event_) FOO_CL_CHECK(clWaitForEvents(1, &event_));
+  if (!event_) return;
+  FOO_CL_CHECK(clWaitForEvents(1, &event_));
+  raise_device_errors(device_);
 }
 
 double Event::elapsed_ms(const Event& end) const {

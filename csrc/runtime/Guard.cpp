@@ -2,6 +2,7 @@
 // With it, c10::DeviceGuard, torch.Stream, torch.Event and torch.accelerator work for foo.
 #include "runtime/Allocator.h"
 #include "runtime/Device.h"
+#include "runtime/DeviceErrors.h"
 #include "runtime/Event.h"
 #include "runtime/QueuePool.h"
 
@@ -77,8 +78,12 @@ struct GuardImpl final : public c10::impl::DeviceGuardImplInterface {
   }
   void synchronizeStream(const c10::Stream& stream) const override {
     synchronize_stream(stream.device_index(), stream.id());
+    raise_device_errors(stream.device_index());
   }
-  void synchronizeDevice(const c10::DeviceIndex device_index) const override { synchronize_device(device_index); }
+  void synchronizeDevice(const c10::DeviceIndex device_index) const override {
+    synchronize_device(device_index);
+    raise_device_errors(device_index);
+  }
   void recordDataPtrOnStream(const c10::DataPtr& data_ptr, const c10::Stream& stream) const override {
     allocator().recordStream(data_ptr, stream);
   }

@@ -1,0 +1,26 @@
+// Errors kernels find in their inputs (an index out of range), reported without the host waiting
+// for the device at the op: the kernel ORs a code into its device's error word and leaves the bad
+// element alone, and the next synchronisation with the device (a stream, event or device
+// synchronize, a blocking copy to the host) raises IndexError, as CUDA reports device-side asserts.
+#pragma once
+
+#include "runtime/OpenCL.h"
+
+#include <c10/core/Device.h>
+
+namespace foo_cl::runtime {
+
+// The codes of kernels_cl/common.clh's FOO_ERROR_* (bits of the error word).
+enum DeviceError : cl_uint {
+  kIndexOutOfRange = 1,   // index_select, embedding: "index out of range in self"
+  kTargetOutOfRange = 2,  // nll_loss, cross_entropy: a target outside [0, classes)
+};
+
+// The error word of `device` for a kernel argument; arms the check of the next synchronisation.
+cl_mem error_word(c10::DeviceIndex device);
+
+// After a synchronisation with `device`: raises IndexError for the codes kernels set since the
+// last check (and clears them). Costs one 4-byte read when a launch armed the check, else nothing.
+void raise_device_errors(c10::DeviceIndex device);
+
+}  // namespace foo_cl::runtime
