@@ -234,10 +234,11 @@ PYBIND11_MODULE(_C, m) {
   // The source (a Python str) is read only when the program is built.
   m.def("_launch_generated_kernel", [](int device, const std::string& key, const std::string& name,
                                        const py::object& source, const std::vector<uintptr_t>& addresses,
-                                       const std::vector<int64_t>& values, int64_t n, int64_t loop_block) {
+                                       const std::vector<int64_t>& values, int64_t n, int64_t loop_block,
+                                       bool reports_errors) {
     launch::launch_generated_kernel(
         static_cast<c10::DeviceIndex>(device), key, name, [&] { return source.cast<std::string>(); }, addresses,
-        values, n, loop_block);
+        values, n, loop_block, reports_errors);
   });
 
   distributed::init_bindings(m);

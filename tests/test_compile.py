@@ -383,6 +383,25 @@ def test_views_and_indexing():
     check(lambda x: x.index_add(0, torch.tensor([0, 2, 2, 1, 0, 5], device=x.device), x * 2), x)
 
 
+@pytest.mark.parametrize("position", [10, -11, 12], ids=["size", "below", "beyond"])
+def test_an_index_out_of_range_raises_index_error_at_the_next_synchronisation(position):
+    """A compiled gather and embedding report the bad index in the device's error word, read nothing outside their
+    buffers, and the next synchronisation raises (once), as CUDA's device-side asserts. -11 wraps below -10."""
+
+    def fn(w, idx, x):
+        return F.embedding(idx, w) * 2, x[idx]
+
+    w, x = normal(10, 16, seed=1).to(FOO), normal(10, seed=2).to(FOO)
+    compiled_fn = compiled(fn)
+    good = torch.tensor([1, 3, 9], device=FOO)
+    results = compiled_fn(w, good, x)
+    torch.testing.assert_close([r.cpu() for r in results], [r.cpu() for r in fn(w, good, x)])
+    compiled_fn(w, torch.tensor([1, position, 9], device=FOO), x)
+    with pytest.raises(IndexError, match="out of range in a compiled kernel.*at the next synchronisation"):
+        torch.foo.synchronize()
+    torch.foo.synchronize()
+
+
 # ---- random ------------------------------------------------------------------------------------------------------
 
 

@@ -103,11 +103,13 @@ void launch_user_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
 
 void launch_generated_kernel(c10::DeviceIndex device, const std::string& key, const std::string& name,
                              c10::function_ref<std::string()> source, const std::vector<uintptr_t>& addresses,
-                             const std::vector<int64_t>& values, int64_t n, int64_t loop_block) {
+                             const std::vector<int64_t>& values, int64_t n, int64_t loop_block,
+                             bool reports_errors) {
   KernelCall call(device, runtime::kernel_from_keyed_source(device, key, name.c_str(), source), name.c_str(),
                   "inductor");
   for (uintptr_t address : addresses) set_buffer(call, reinterpret_cast<const void*>(address));
   for (int64_t value : values) call.value(static_cast<cl_long>(value));
+  if (reports_errors) call.error_word();
   if (loop_block > 0) {
     call.launch_loops(n, loop_block);
   } else {

@@ -47,9 +47,11 @@ void launch_user_kernel(c10::DeviceIndex device, const UserKernelSource& kernel,
 // tensors' data `addresses` (0 for an empty tensor) and then its 64-bit integer `values`, over a grid
 // for `n` iterations of its grid loop: sized like foo's own elementwise launches, or, when each
 // iteration is a loop of its own (a reduction's row or column), spread over a CPU's cores in
-// `loop_block`s of that many iterations (0: elementwise).
+// `loop_block`s of that many iterations (0: elementwise). With `reports_errors`, its last argument
+// is the device's error word (KernelCall::error_word).
 void launch_generated_kernel(c10::DeviceIndex device, const std::string& key, const std::string& name,
                              c10::function_ref<std::string()> source, const std::vector<uintptr_t>& addresses,
-                             const std::vector<int64_t>& values, int64_t n, int64_t loop_block);
+                             const std::vector<int64_t>& values, int64_t n, int64_t loop_block,
+                             bool reports_errors);
 
 }  // namespace foo_cl::launch

@@ -14,6 +14,7 @@ namespace foo_cl::runtime {
 enum DeviceError : cl_uint {
   kIndexOutOfRange = 1,   // index_select, embedding: "index out of range in self"
   kTargetOutOfRange = 2,  // nll_loss, cross_entropy: a target outside [0, classes)
+  kCompiledIndexOutOfRange = 4,  // an indirect index of a torch.compile'd kernel
 };
 
 // The error word of `device` for a kernel argument; arms the check of the next synchronisation.

@@ -686,6 +686,7 @@ class OpenCLKernel(SIMDKernel):
         self.accumulators = itertools.count()
         self.special_dtype: torch.dtype | None = None  # the `ct` of foo's special-function headers
         self.random_tiles: list[str] = []  # foo_random_tile variables of the kernel's random ops
+        self.reports_errors = False  # whether the kernel takes its device's error word (check_bounds)
 
     def random_tile(self) -> str:
         """A new random op's foo_random_tile variable."""
@@ -904,13 +905,16 @@ class OpenCLKernel(SIMDKernel):
         return base if stride == 0 else f"({base} + FOO_IOTA * ({self.index_to_str(stride)}))"
 
     def check_bounds(self, expr: sympy.Expr, size: sympy.Expr, lower: bool, upper: bool) -> None:
-        """Clamps an indirect index into [0, size): a kernel never reads or writes outside its
-        buffers. NOTE: CUDA's kernels raise a device-side assert there; foo's cannot report one, so an
-        out-of-range index (which eager foo rejects) reads the nearest element instead."""
+        """An indirect index outside [0, size) is reported in the device's error word, which the next
+        synchronisation raises (as CUDA's device-side asserts), and clamped into it: a kernel never
+        reads or writes outside its buffers."""
         if not (lower or upper) or not isinstance(expr, sympy.Symbol) or str(expr) not in self.cse.varname_map:
             return
         t = value_type(self.cse.varname_map[str(expr)].dtype or torch.int64)
         high = f"({t})({self.index_to_str(size)} - 1)"
+        outside = " | ".join(([f"({expr} < ({t})0)"] if lower else []) + ([f"({expr} > {high})"] if upper else []))
+        self.compute.writeline(f"if (FOO_ANY({outside})) FOO_REPORT(FOO_ERROR_COMPILED_INDEX);")
+        self.reports_errors = True
         bounded = (
             f"clamp({expr}, ({t})0, {high})"
             if lower and upper
@@ -1112,6 +1116,8 @@ class OpenCLKernel(SIMDKernel):
                 params.append(f"const long {name}")
         for tree in self.range_trees:
             params.append(f"const long {tree.prefix}numel")
+        if self.reports_errors:
+            params.append("FOO_ERROR_PARAM")
         return params, prologue
 
     def codegen_kernel(self, name: str | None = None) -> str:

@@ -52,6 +52,8 @@ class FooKernel:
         self.loop = loop
         # The program's name in foo's kernel caches, hashed once here rather than at every launch.
         self.key = f"inductor:{name}@{hashlib.blake2b(source.encode(), digest_size=16).hexdigest()}"
+        # Whether its last argument is its device's error word (codegen's check_bounds).
+        self.reports_errors = "FOO_ERROR_PARAM" in source
 
     def __repr__(self) -> str:
         return f"FooKernel({self.name!r})"
@@ -78,4 +80,5 @@ class FooKernel:
             [int(a) for a in args[self.tensors :]],
             int(args[self.grid_arg]),
             _LOOP_BLOCKS[self.loop],
+            self.reports_errors,
         )
