@@ -383,6 +383,21 @@ def test_views_and_indexing():
     check(lambda x: x.index_add(0, torch.tensor([0, 2, 2, 1, 0, 5], device=x.device), x * 2), x)
 
 
+def test_graphs_that_convolve_on_foo_keep_nchw():
+    """No channels-last layout optimisation for foo's convolutions (im2col and GEMM over NCHW), unless forced."""
+    from torch._inductor.graph import GraphLowering
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def conv(x, w):
+        return torch.ops.aten.convolution(x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1).relu()
+
+    compiled(conv)(normal(2, 16, 8, 8, seed=3).to(FOO), normal(32, 16, 3, 3, seed=4).to(FOO))  # loads the backend
+    gm = make_fx(conv)(torch.randn(2, 16, 8, 8, device=FOO), torch.randn(32, 16, 3, 3, device=FOO))
+    assert not GraphLowering.decide_layout_opt(gm, is_inference=False)
+    with torch._inductor.config.patch(force_layout_optimization=True):
+        assert GraphLowering.decide_layout_opt(gm, is_inference=False)
+
+
 @pytest.mark.parametrize("position", [10, -11, 12], ids=["size", "below", "beyond"])
 def test_an_index_out_of_range_raises_index_error_at_the_next_synchronisation(position):
     """A compiled gather and embedding report the bad index in the device's error word, read nothing outside their

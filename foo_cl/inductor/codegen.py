@@ -55,6 +55,7 @@ from torch._inductor.codegen.wrapper import PythonWrapperCodegen
 from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
 from torch._inductor.custom_graph_pass import CustomGraphModulePass
 from torch._inductor.dtype_propagation import DtypePropagationOpsHandler
+from torch._inductor.graph import GraphLowering
 from torch._inductor.utils import get_bounds_index_expr, get_kernel_metadata, sympy_subs
 from torch._inductor.virtualized import V, ops
 from torch.utils._ordered_set import OrderedSet
@@ -1421,7 +1422,34 @@ class CppWrapperCodegen(PythonWrapperCodegen):
         raise NotImplementedError("foo-cl: torch.compile on foo supports the Python wrapper only (cpp_wrapper=False)")
 
 
+def _convolves_on_foo(gm: torch.fx.GraphModule) -> bool:
+    for node in gm.graph.find_nodes(op="call_function", target=torch.ops.aten.convolution.default):
+        value = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
+        if isinstance(value, torch.Tensor) and value.device.type == "foo":
+            return True
+    return False
+
+
+def _nchw_for_foo(decide: Any) -> Any:
+    """GraphLowering.decide_layout_opt, but no channels-last layout for graphs that convolve on foo.
+    Inductor turns a training graph's convolutions channels-last for cuDNN; foo's convolutions are
+    im2col and GEMM over NCHW, whose channels-last backward measured 20-45% slower (the small CNN's
+    convolutions, pthread-skylake-avx512-AMD EPYC), which made its compiled training step slower than
+    eager. TORCHINDUCTOR_FORCE_LAYOUT_OPT=1 still forces it."""
+
+    @functools.wraps(decide)
+    def decide_layout_opt(gm: torch.fx.GraphModule, *, is_inference: bool) -> bool:
+        if _convolves_on_foo(gm) and not torch._inductor.config.force_layout_optimization:
+            return False
+        return decide(gm, is_inference=is_inference)
+
+    decide_layout_opt.foo_nchw = True
+    return decide_layout_opt
+
+
 def register() -> None:
+    if not getattr(GraphLowering.decide_layout_opt, "foo_nchw", False):
+        GraphLowering.decide_layout_opt = staticmethod(_nchw_for_foo(GraphLowering.decide_layout_opt))
     register_device_op_overrides("foo", FooDeviceOpOverrides())
     register_backend_for_device(
         "foo",
