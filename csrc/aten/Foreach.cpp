@@ -17,6 +17,7 @@
 #include <ATen/ops/empty_like.h>
 #include <torch/library.h>
 
+#include <utility>
 #include <vector>
 
 namespace foo_cl::aten {
@@ -45,16 +46,24 @@ std::vector<Scalar> negated(Scalars values) {
   return out;
 }
 
-// The plans, one per overload: binary ops are a + s0 * b (add, sub), a * b or a / b with b a list or
-// a value per tensor; lerp, addcmul and addcdiv take their weight or value as s0.
+// A binary op on self and, per tensor, a value or a tensor of `other`.
+Plan with_values(const char* key, TensorList self, std::vector<Scalar> values, std::vector<Scalar> s0 = {}) {
+  return {key, {{self, {}}, {{}, std::move(values)}}, std::move(s0)};
+}
+Plan with_list(const char* key, TensorList self, TensorList other, std::vector<Scalar> s0 = {}) {
+  return {key, {{self, {}}, {other, {}}}, std::move(s0)};
+}
+
+// The plans, one per overload: add and sub are a + s0 * b, mul a * b, div a / b, with b a list or a
+// value per tensor; lerp, addcmul and addcdiv take their weight or value as s0.
 Plan add_scalar(TensorList self, const Scalar& b) {
-  return {"binary/add", {{self, {}}, {{}, repeat(b, self)}}, repeat(1, self)};
+  return with_values("binary/add", self, repeat(b, self), repeat(1, self));
 }
 Plan add_list(TensorList self, TensorList other, const Scalar& alpha) {
-  return {"binary/add", {{self, {}}, {other, {}}}, repeat(alpha, self)};
+  return with_list("binary/add", self, other, repeat(alpha, self));
 }
 Plan add_scalars(TensorList self, Scalars b) {
-  return {"binary/add", {{self, {}}, {{}, b.vec()}}, repeat(1, self)};
+  return with_values("binary/add", self, b.vec(), repeat(1, self));
 }
 Plan sub_scalar(TensorList self, const Scalar& b) {
   return add_scalar(self, -b);
@@ -63,28 +72,28 @@ Plan sub_list(TensorList self, TensorList other, const Scalar& alpha) {
   return add_list(self, other, -alpha);
 }
 Plan sub_scalars(TensorList self, Scalars b) {
-  return {"binary/add", {{self, {}}, {{}, negated(b)}}, repeat(1, self)};
+  return with_values("binary/add", self, negated(b), repeat(1, self));
 }
 Plan mul_scalar(TensorList self, const Scalar& b) {
-  return {"binary/mul", {{self, {}}, {{}, repeat(b, self)}}, {}};
+  return with_values("binary/mul", self, repeat(b, self));
 }
 Plan mul_list(TensorList self, TensorList other) {
-  return {"binary/mul", {{self, {}}, {other, {}}}, {}};
+  return with_list("binary/mul", self, other);
 }
 Plan mul_scalars(TensorList self, Scalars b) {
-  return {"binary/mul", {{self, {}}, {{}, b.vec()}}, {}};
+  return with_values("binary/mul", self, b.vec());
 }
 Plan div_scalar(TensorList self, const Scalar& b) {
-  return {"binary/div", {{self, {}}, {{}, repeat(b, self)}}, {}};
+  return with_values("binary/div", self, repeat(b, self));
 }
 Plan div_list(TensorList self, TensorList other) {
-  return {"binary/div", {{self, {}}, {other, {}}}, {}};
+  return with_list("binary/div", self, other);
 }
 Plan div_scalars(TensorList self, Scalars b) {
-  return {"binary/div", {{self, {}}, {{}, b.vec()}}, {}};
+  return with_values("binary/div", self, b.vec());
 }
 Plan lerp_scalar(TensorList self, TensorList end, const Scalar& weight) {
-  return {"binary/lerp", {{self, {}}, {end, {}}}, repeat(weight, self)};
+  return with_list("binary/lerp", self, end, repeat(weight, self));
 }
 Plan addcmul_scalar(TensorList self, TensorList t1, TensorList t2, const Scalar& value) {
   return {"ternary/addcmul", {{self, {}}, {t1, {}}, {t2, {}}}, repeat(value, self)};
