@@ -383,6 +383,18 @@ def test_views_and_indexing():
     check(lambda x: x.index_add(0, torch.tensor([0, 2, 2, 1, 0, 5], device=x.device), x * 2), x)
 
 
+def test_an_index_in_masked_lanes_is_not_reported():
+    """Padding masks the lanes outside the gathered values: their index (from a masked load, 0 - 5, so -2 after
+    wrapping around 3 elements) is outside the tensor, and neither reported nor read."""
+
+    def fn(x, idx):
+        return F.pad(x[idx - 5], (2, 2))
+
+    x, idx = normal(3, seed=5).to(FOO), torch.tensor([2, 4, 7, 6], device=FOO)
+    torch.testing.assert_close(compiled(fn)(x, idx).cpu(), fn(x.cpu(), idx.cpu()))
+    torch.foo.synchronize()
+
+
 def test_graphs_that_convolve_on_foo_keep_nchw():
     """No channels-last layout optimisation for foo's convolutions (im2col and GEMM over NCHW), unless forced."""
     from torch._inductor.graph import GraphLowering

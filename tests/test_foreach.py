@@ -115,8 +115,37 @@ def test_lists_one_launch_cannot_take_run_per_tensor_like_cpu(case: str) -> None
         assert_close_to_cpu(*result)
 
 
+@pytest.mark.parametrize("case", ["swapped", "twice_in_self", "partly_overlapping", "self_as_its_input"])
+def test_in_place_lists_that_share_memory_run_like_cpu(case: str) -> None:
+    """One launch runs a list's entries at once; entries that share memory must give CPU's one-at-a-time result."""
+
+    def run(device: str) -> list[Tensor]:
+        g = torch.Generator().manual_seed(3)
+        a, b = torch.randn(40, generator=g).to(device), torch.randn(40, generator=g).to(device)
+        if case == "swapped":
+            torch._foreach_add_([a, b], [b, a], alpha=2)
+        elif case == "twice_in_self":
+            torch._foreach_mul_([a, a, b], 3)
+        elif case == "partly_overlapping":
+            torch._foreach_add_([a[1:]], [a[:-1]])
+        else:
+            torch._foreach_addcmul_([a, b], [a, b], [b, a], value=0.5)
+        return [a, b]
+
+    result = run_like_cpu(lambda: run("cpu"), lambda: run(FOO))
+    if result is not None:
+        assert_close_to_cpu(*result)
+
+
+def test_values_beyond_float32_give_inf_like_cpu() -> None:
+    x = [torch.ones(3), -torch.ones(5)]
+    assert_close_to_cpu(torch._foreach_mul([t.to(FOO) for t in x], 1e39), torch._foreach_mul(x, 1e39))
+    assert_close_to_cpu(torch._foreach_add([t.to(FOO) for t in x], [1e39, -1e39]), torch._foreach_add(x, [1e39, -1e39]))
+
+
 @pytest.mark.parametrize(
-    "case", ["lengths_differ", "sizes_differ", "cpu_tensor_in_list", "in_place_int_list_float_scalar"]
+    "case",
+    ["lengths_differ", "sizes_differ", "cpu_tensor_in_list", "in_place_int_list_float_scalar", "scalars_too_few"],
 )
 def test_foreach_errors_match_cpu(case: str) -> None:
     cpu = lists(torch.float32, 2, [(4,), (3,)])
@@ -134,6 +163,8 @@ def test_foreach_errors_match_cpu(case: str) -> None:
     def run(tensor_lists: list[list[Tensor]]) -> None:
         if case == "in_place_int_list_float_scalar":
             torch._foreach_mul_(tensor_lists[0], 1.5)
+        elif case == "scalars_too_few":
+            torch._foreach_addcdiv_(tensor_lists[0], tensor_lists[1], tensor_lists[1], [0.5])
         else:
             torch._foreach_add_(tensor_lists[0], tensor_lists[1])
 

@@ -250,6 +250,18 @@ def test_embedding_out_of_range_index_raises_index_error_at_the_next_synchronisa
     torch.testing.assert_close(rows[[0, 3]].cpu(), weight[[1, 4]])
 
 
+def test_an_index_error_on_a_side_stream_raises_at_that_streams_synchronisation():
+    weight, indices = randn(5, 3).to(FOO), torch.tensor([1, 5], device=FOO)
+    side = torch.foo.Stream()
+    side.wait_stream(torch.foo.current_stream())
+    with torch.foo.stream(side):
+        F.embedding(indices, weight)
+    torch.foo.current_stream().synchronize()  # no kernel of its own took the error word
+    with pytest.raises(IndexError, match="index out of range in self"):
+        side.synchronize()
+    torch.foo.synchronize()  # reported once
+
+
 def test_sparse_embedding_gradient_raises_a_clear_error():
     embedding = torch.nn.Embedding(10, 3, sparse=True).to(FOO)
     output = embedding(torch.tensor([1, 2, 2], device=FOO))

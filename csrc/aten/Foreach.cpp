@@ -54,6 +54,14 @@ Plan with_list(const char* key, TensorList self, TensorList other, std::vector<S
   return {key, {{self, {}}, {other, {}}}, std::move(s0)};
 }
 
+// `plan` with s0 = values, one per tensor; with a list of another length, no launch takes it (and
+// ATen's loop raises the CPU's error).
+Plan with_s0_per_tensor(Plan plan, Scalars values) {
+  if (values.size() != plan.inputs[0].tensors.size()) plan.inputs.clear();
+  plan.s0 = values.vec();
+  return plan;
+}
+
 // The plans, one per overload: add and sub are a + s0 * b, mul a * b, div a / b, with b a list or a
 // value per tensor; lerp, addcmul and addcdiv take their weight or value as s0.
 Plan add_scalar(TensorList self, const Scalar& b) {
@@ -99,13 +107,13 @@ Plan addcmul_scalar(TensorList self, TensorList t1, TensorList t2, const Scalar&
   return {"ternary/addcmul", {{self, {}}, {t1, {}}, {t2, {}}}, repeat(value, self)};
 }
 Plan addcmul_scalars(TensorList self, TensorList t1, TensorList t2, Scalars values) {
-  return {"ternary/addcmul", {{self, {}}, {t1, {}}, {t2, {}}}, values.vec()};
+  return with_s0_per_tensor({"ternary/addcmul", {{self, {}}, {t1, {}}, {t2, {}}}, {}}, values);
 }
 Plan addcdiv_scalar(TensorList self, TensorList t1, TensorList t2, const Scalar& value) {
   return {"ternary/addcdiv", {{self, {}}, {t1, {}}, {t2, {}}}, repeat(value, self)};
 }
 Plan addcdiv_scalars(TensorList self, TensorList t1, TensorList t2, Scalars values) {
-  return {"ternary/addcdiv", {{self, {}}, {t1, {}}, {t2, {}}}, values.vec()};
+  return with_s0_per_tensor({"ternary/addcdiv", {{self, {}}, {t1, {}}, {t2, {}}}, {}}, values);
 }
 Plan sqrt(TensorList self) {
   return {"unary/sqrt", {{self, {}}}, {}};
@@ -123,7 +131,10 @@ template <auto MakePlan, auto Slow_, auto Slow, typename... Args>
 struct Foreach<MakePlan, Slow_, Slow, void (*)(TensorList, Args...)> {
   static void in_place(TensorList self, Args... args) {
     const Plan plan = MakePlan(self, args...);
-    if (!launch::can_launch_lists(plan.inputs, plan.s0)) return Slow_(self, args...);
+    // NOTE: a list's tensors run at once: entries that share memory take the loop, as CPU does.
+    if (!launch::can_launch_lists(plan.inputs, plan.s0) || launch::lists_overlap(plan.inputs)) {
+      return Slow_(self, args...);
+    }
     launch::launch_pointwise_lists(plan.key, self, plan.inputs, plan.s0);
   }
 

@@ -104,7 +104,7 @@ void launch_read(const at::Tensor& src, const at::Tensor& host, bool non_blockin
   FOO_CL_CHECK(clEnqueueReadBuffer(runtime::current_queue(device), s.mem, wait ? CL_TRUE : CL_FALSE, s.offset,
                                    nbytes(src), host.mutable_data_ptr(), 0, nullptr, traced.event()));
   if (wait) {
-    runtime::raise_device_errors(device);
+    runtime::raise_device_errors(device, runtime::current_stream_id(device));
   } else {
     runtime::record_host_use(host.storage().data_ptr(), device);
   }

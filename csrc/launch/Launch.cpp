@@ -56,6 +56,7 @@ KernelCall& KernelCall::buffer(const void* address) {
 
 KernelCall& KernelCall::error_word() {
   const cl_mem mem = runtime::error_word(device_);
+  reports_errors_ = true;
   return bytes(&mem, sizeof(mem)).value(cl_ulong{0});
 }
 
@@ -197,6 +198,7 @@ void KernelCall::launch_nd(const size_t global[3], const size_t local[3], cl_uin
                                             nullptr, traced.event());
   TORCH_CHECK(err == CL_SUCCESS, "foo-cl: launching kernel ", name_, " on foo:", static_cast<int>(device_),
               " failed with ", runtime::cl_error_name(err));
+  if (reports_errors_) runtime::arm_device_errors(device_, runtime::current_stream_id(device_));
   if (info.type & CL_DEVICE_TYPE_CPU) runtime::map_loaded_kernel_code();
 }
 

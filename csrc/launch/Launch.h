@@ -96,7 +96,7 @@ class KernelCall {
   KernelCall& layout(const StridedLayout& layout, int ndim, int noperands);
 
   // The device's error word (runtime/DeviceErrors.h, FOO_ERROR_PARAM in kernels_cl/common.clh), for a
-  // kernel that reports bad indices there: the next synchronisation raises them.
+  // kernel that reports bad indices there: the next synchronisation of its stream raises them.
   KernelCall& error_word();
 
   // A __local buffer of `size` bytes (no data: the argument only sizes the kernel's local memory).
@@ -134,6 +134,7 @@ class KernelCall {
   std::string trace_name_;  // "<program>:<name>" while the profiler traces, else empty
   cl_uint next_arg_ = 0;
   size_t arg_bytes_ = 0;  // checked against CL_DEVICE_MAX_PARAMETER_SIZE at launch
+  bool reports_errors_ = false;  // takes the error word: the launch arms its stream's next check
 };
 
 // The tuner's candidates for a row-wise kernel (softmax, layer_norm): on GPU-class devices the

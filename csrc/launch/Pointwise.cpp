@@ -14,6 +14,7 @@
 #include <array>
 #include <cstring>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 
@@ -142,10 +143,9 @@ Variant variant_of(const std::string& key, c10::DeviceIndex device, c10::ScalarT
 // 16-bit list dtype first unless the op reads it unrounded; inf where it overflows.
 c10::Scalar list_value(const c10::Scalar& value, c10::ScalarType type, int input, const std::string& key) {
   const float rounded = static_cast<float>(value.toDouble());
-  if (reads_unrounded_scalar(key, input)) return value;
-  if (type == c10::kHalf) return static_cast<float>(c10::Half(rounded));
-  if (type == c10::kBFloat16) return static_cast<float>(c10::BFloat16(rounded));
-  return type == c10::kFloat ? c10::Scalar(rounded) : value;
+  if (type == c10::kFloat) return rounded;
+  if (!at::isReducedFloatingType(type) || reads_unrounded_scalar(key, input)) return value;
+  return type == c10::kHalf ? static_cast<float>(c10::Half(rounded)) : static_cast<float>(c10::BFloat16(rounded));
 }
 
 // The most tensors one pointwise_lists launch takes: their arguments (output and inputs as buffer
@@ -164,6 +164,7 @@ int list_capacity(c10::DeviceIndex device, int ninputs, c10::ScalarType compute)
 
 bool can_launch_lists(const std::vector<ListInput>& inputs, const std::vector<c10::Scalar>& params) {
   if (inputs.empty() || inputs[0].tensors.empty()) return false;
+  if (!params.empty() && params.size() != inputs[0].tensors.size()) return false;
   if (std::any_of(params.begin(), params.end(), [](const c10::Scalar& v) { return v.isComplex(); })) return false;
   const at::ArrayRef<at::Tensor> first = inputs[0].tensors;
   const at::Tensor& lead = first[0];
@@ -186,6 +187,32 @@ bool can_launch_lists(const std::vector<ListInput>& inputs, const std::vector<c1
     }
   }
   return true;
+}
+
+bool lists_overlap(const std::vector<ListInput>& inputs) {
+  // Each tensor's bytes with its entry, sorted; identical ranges of one entry (self read as an input
+  // too, addcmul's grad twice) count once, and then any two that meet overlap wrongly.
+  struct Range {
+    uintptr_t begin, end;
+    size_t entry;
+    bool operator<(const Range& o) const { return std::tie(begin, end, entry) < std::tie(o.begin, o.end, o.entry); }
+    bool operator==(const Range& o) const { return begin == o.begin && end == o.end && entry == o.entry; }
+  };
+  std::vector<Range> ranges;
+  for (const ListInput& input : inputs) {
+    for (size_t i = 0; i < input.tensors.size(); ++i) {
+      const at::Tensor& t = input.tensors[i];
+      if (t.numel() == 0) continue;
+      const auto begin = reinterpret_cast<uintptr_t>(t.const_data_ptr());
+      ranges.push_back({begin, begin + t.nbytes(), i});
+    }
+  }
+  std::sort(ranges.begin(), ranges.end());
+  ranges.erase(std::unique(ranges.begin(), ranges.end()), ranges.end());
+  for (size_t k = 1; k < ranges.size(); ++k) {
+    if (ranges[k].begin < ranges[k - 1].end) return true;
+  }
+  return false;
 }
 
 void launch_pointwise_lists(const std::string& key, at::ArrayRef<at::Tensor> outs, const std::vector<ListInput>& inputs,

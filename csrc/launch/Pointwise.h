@@ -34,6 +34,10 @@ struct ListInput {
 // real values.
 bool can_launch_lists(const std::vector<ListInput>& inputs, const std::vector<c10::Scalar>& params);
 
+// Whether tensors of different entries of the lists share memory, or tensors of one entry partly:
+// then an in-place foreach op, whose entries run at once, must run them one at a time.
+bool lists_overlap(const std::vector<ListInput>& inputs);
+
 // The foreach ops' launcher: outs[i] = OP(inputs[0][i], ...) with s0 = params[i], over several
 // tensors per launch (the kernel's pointwise_lists variant). `outs` are contiguous and of the
 // inputs' dtype and sizes (or the first input's tensors themselves); can_launch_lists(inputs) holds.

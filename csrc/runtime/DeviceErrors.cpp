@@ -7,6 +7,7 @@
 #include <c10/util/Exception.h>
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -18,8 +19,13 @@ namespace {
 struct ErrorWord {
   std::once_flag made;
   cl_mem mem = nullptr;
-  std::atomic<bool> armed{false};
+  // Bit s % 64: a kernel on stream s took the word since that stream's last check.
+  std::atomic<uint64_t> armed{0};
 };
+
+uint64_t stream_bit(c10::StreamId stream) {
+  return uint64_t{1} << (static_cast<uint64_t>(stream) % 64);
+}
 
 ErrorWord& word_of(c10::DeviceIndex device) {
   static const auto* words = [] {
@@ -44,6 +50,21 @@ std::string describe(cl_uint codes) {
   return out;
 }
 
+// Reads the word on `queue` (whose work, and that of the streams in `checked`, has finished) and
+// raises what it holds. NOTE: a kernel of a stream still running may set a code between the read
+// and the clearing write; two streams that both fail at once can lose one of their reports.
+void check(c10::DeviceIndex device, ErrorWord& word, cl_command_queue queue, uint64_t checked) {
+  if ((word.armed.fetch_and(~checked, std::memory_order_acq_rel) & checked) == 0) return;
+  cl_uint codes = 0;
+  FOO_CL_CHECK(clEnqueueReadBuffer(queue, word.mem, CL_TRUE, 0, sizeof(codes), &codes, 0, nullptr, nullptr));
+  if (codes == 0) return;
+  const cl_uint zero = 0;
+  FOO_CL_CHECK(clEnqueueWriteBuffer(queue, word.mem, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr));
+  TORCH_CHECK_INDEX(false, "foo-cl: a kernel on foo:", static_cast<int>(device), " found ", describe(codes),
+                    ". foo reports what its kernels find at the next synchronisation with the device, as CUDA "
+                    "reports device-side asserts, so an op before this one raised");
+}
+
 }  // namespace
 
 cl_mem error_word(c10::DeviceIndex device) {
@@ -55,22 +76,19 @@ cl_mem error_word(c10::DeviceIndex device) {
                               &zero, &err);
     FOO_CL_CHECK(err);
   });
-  word.armed.store(true, std::memory_order_release);
   return word.mem;
 }
 
+void arm_device_errors(c10::DeviceIndex device, c10::StreamId stream) {
+  word_of(device).armed.fetch_or(stream_bit(stream), std::memory_order_acq_rel);
+}
+
+void raise_device_errors(c10::DeviceIndex device, c10::StreamId stream) {
+  check(device, word_of(device), queue(device, stream), stream_bit(stream));
+}
+
 void raise_device_errors(c10::DeviceIndex device) {
-  ErrorWord& word = word_of(device);
-  if (!word.armed.exchange(false, std::memory_order_acq_rel)) return;
-  const cl_command_queue q = queue(device, current_stream_id(device));
-  cl_uint codes = 0;
-  FOO_CL_CHECK(clEnqueueReadBuffer(q, word.mem, CL_TRUE, 0, sizeof(codes), &codes, 0, nullptr, nullptr));
-  if (codes == 0) return;
-  const cl_uint zero = 0;
-  FOO_CL_CHECK(clEnqueueWriteBuffer(q, word.mem, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr));
-  TORCH_CHECK_INDEX(false, "foo-cl: a kernel on foo:", static_cast<int>(device), " found ", describe(codes),
-                    ". foo reports what its kernels find at the next synchronisation with the device, as CUDA "
-                    "reports device-side asserts, so an op before this one raised");
+  check(device, word_of(device), queue(device, 0), ~uint64_t{0});
 }
 
 }  // namespace foo_cl::runtime

@@ -7,21 +7,30 @@
 #include "runtime/OpenCL.h"
 
 #include <c10/core/Device.h>
+#include <c10/core/Stream.h>
 
 namespace foo_cl::runtime {
 
 // The codes of kernels_cl/common.clh's FOO_ERROR_* (bits of the error word).
 enum DeviceError : cl_uint {
-  kIndexOutOfRange = 1,   // index_select, embedding: "index out of range in self"
-  kTargetOutOfRange = 2,  // nll_loss, cross_entropy: a target outside [0, classes)
+  kIndexOutOfRange = 1,          // index_select, embedding: "index out of range in self"
+  kTargetOutOfRange = 2,         // nll_loss, cross_entropy: a target outside [0, classes)
   kCompiledIndexOutOfRange = 4,  // an indirect index of a torch.compile'd kernel
 };
 
-// The error word of `device` for a kernel argument; arms the check of the next synchronisation.
+// The error word of `device`, for a kernel argument.
 cl_mem error_word(c10::DeviceIndex device);
 
-// After a synchronisation with `device`: raises IndexError for the codes kernels set since the
-// last check (and clears them). Costs one 4-byte read when a launch armed the check, else nothing.
+// After enqueueing a kernel that takes the error word on `stream`: the next synchronisation of that
+// stream (or of the device) reads the word.
+void arm_device_errors(c10::DeviceIndex device, c10::StreamId stream);
+
+// After stream `stream` of `device` finished its work: raises IndexError for the codes kernels set
+// (and clears them) when a kernel on that stream took the error word since its last check; costs a
+// 4-byte read then, else nothing.
+void raise_device_errors(c10::DeviceIndex device, c10::StreamId stream);
+
+// As above after every stream of `device` finished.
 void raise_device_errors(c10::DeviceIndex device);
 
 }  // namespace foo_cl::runtime

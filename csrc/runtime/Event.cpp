@@ -20,6 +20,7 @@ void Event::record(const c10::Stream& stream) {
   FOO_CL_CHECK(clEnqueueMarkerWithWaitList(queue(stream.device_index(), stream.id()), 0, nullptr, &marker));
   if (event_) clReleaseEvent(event_);
   event_ = marker;
+  stream_ = stream.id();
   // NOTE: without a flush a runtime may hold the marker back, and query() would never see it done.
   FOO_CL_CHECK(clFlush(queue(stream.device_index(), stream.id())));
 }
@@ -45,7 +46,7 @@ bool Event::query() const {
 void Event::synchronize() const {
   if (!event_) return;
   FOO_CL_CHECK(clWaitForEvents(1, &event_));
-  raise_device_errors(device_);
+  raise_device_errors(device_, stream_);
 }
 
 double Event::elapsed_ms(const Event& end) const {

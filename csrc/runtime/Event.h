@@ -25,6 +25,7 @@ class Event {
  private:
   c10::DeviceIndex device_;
   cl_event event_ = nullptr;
+  c10::StreamId stream_ = 0;  // the stream of the last record()
 };
 
 }  // namespace foo_cl::runtime

@@ -78,7 +78,7 @@ struct GuardImpl final : public c10::impl::DeviceGuardImplInterface {
   }
   void synchronizeStream(const c10::Stream& stream) const override {
     synchronize_stream(stream.device_index(), stream.id());
-    raise_device_errors(stream.device_index());
+    raise_device_errors(stream.device_index(), stream.id());
   }
   void synchronizeDevice(const c10::DeviceIndex device_index) const override {
     synchronize_device(device_index);

@@ -906,15 +906,17 @@ class OpenCLKernel(SIMDKernel):
         return base if stride == 0 else f"({base} + FOO_IOTA * ({self.index_to_str(stride)}))"
 
     def check_bounds(self, expr: sympy.Expr, size: sympy.Expr, lower: bool, upper: bool) -> None:
-        """An indirect index outside [0, size) is reported in the device's error word, which the next
-        synchronisation raises (as CUDA's device-side asserts), and clamped into it: a kernel never
-        reads or writes outside its buffers."""
+        """An indirect index outside [0, size) in a lane that may touch memory (under its masks, in the
+        row) is reported in the device's error word, which the next synchronisation raises (as CUDA's
+        device-side asserts); every lane's is clamped into it: a kernel never reads or writes outside
+        its buffers."""
         if not (lower or upper) or not isinstance(expr, sympy.Symbol) or str(expr) not in self.cse.varname_map:
             return
         t = value_type(self.cse.varname_map[str(expr)].dtype or torch.int64)
         high = f"({t})({self.index_to_str(size)} - 1)"
         outside = " | ".join(([f"({expr} < ({t})0)"] if lower else []) + ([f"({expr} > {high})"] if upper else []))
-        self.compute.writeline(f"if (FOO_ANY({outside})) FOO_REPORT(FOO_ERROR_COMPILED_INDEX);")
+        guards = [f"FOO_BOOL({outside})", *map(str, self.masks), *(["foo_valid"] if self._in_loop() else [])]
+        self.compute.writeline(f"if (FOO_ANY(({' & '.join(guards)}) != 0)) FOO_REPORT(FOO_ERROR_COMPILED_INDEX);")
         self.reports_errors = True
         bounded = (
             f"clamp({expr}, ({t})0, {high})"
@@ -1438,10 +1440,10 @@ def _nchw_for_foo(decide: Any) -> Any:
     eager. TORCHINDUCTOR_FORCE_LAYOUT_OPT=1 still forces it."""
 
     @functools.wraps(decide)
-    def decide_layout_opt(gm: torch.fx.GraphModule, *, is_inference: bool) -> bool:
+    def decide_layout_opt(gm: torch.fx.GraphModule, *args: Any, **kwargs: Any) -> bool:
         if _convolves_on_foo(gm) and not torch._inductor.config.force_layout_optimization:
             return False
-        return decide(gm, is_inference=is_inference)
+        return decide(gm, *args, **kwargs)
 
     decide_layout_opt.foo_nchw = True
     return decide_layout_opt
