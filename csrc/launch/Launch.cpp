@@ -49,15 +49,17 @@ KernelCall& KernelCall::buffer(const void* address) {
   TORCH_CHECK(owner < 0 || owner == device_, "Expected all tensors to be on the same device, but found at least two ",
               "devices, foo:", static_cast<int>(device_), " and foo:", static_cast<int>(owner), "!");
   const runtime::BufferRef ref = runtime::buffer_of(address);
-  const cl_ulong offset = ref.offset;
-  bytes(&ref.mem, sizeof(cl_mem));
+  return mem(ref.mem, ref.offset);
+}
+
+KernelCall& KernelCall::mem(cl_mem buffer, cl_ulong offset) {
+  bytes(&buffer, sizeof(buffer));
   return bytes(&offset, sizeof(offset));
 }
 
 KernelCall& KernelCall::error_word() {
-  const cl_mem mem = runtime::error_word(device_);
   reports_errors_ = true;
-  return bytes(&mem, sizeof(mem)).value(cl_ulong{0});
+  return mem(runtime::error_word(device_));
 }
 
 size_t write_scalar(const c10::Scalar& v, c10::ScalarType compute, void* dst) {

@@ -80,6 +80,9 @@ class KernelCall {
   // A tensor argument: the buffer and byte offset behind a foo address (two kernel arguments).
   KernelCall& buffer(const void* address);
 
+  // A buffer (or none) and byte offset as such a pair of arguments.
+  KernelCall& mem(cl_mem buffer, cl_ulong offset = 0);
+
   template <typename T>
   KernelCall& value(const T& v) {
     return bytes(&v, sizeof(T));
@@ -106,7 +109,7 @@ class KernelCall {
   KernelCall& count(int64_t n);
 
   // Enqueues on the device's current queue, with enough work-items for `n` elements of a grid loop;
-  // `rows` > 1 repeats that range along dim 1 (pointwise_lists: one row per tensor, `n` the largest).
+  // `rows` > 1 repeats that range along dim 1 (pointwise_lists: one row per tensor).
   void launch(int64_t n, size_t rows = 1);
 
   // As launch(n), for the `n` elements of a strided walk (FOO_WALK of kernels_cl/common.clh): a CPU

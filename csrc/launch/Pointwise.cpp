@@ -164,17 +164,16 @@ int list_capacity(c10::DeviceIndex device, int ninputs, c10::ScalarType compute)
 
 bool can_launch_lists(const std::vector<ListInput>& inputs, const std::vector<c10::Scalar>& params) {
   if (inputs.empty() || inputs[0].tensors.empty()) return false;
-  if (!params.empty() && params.size() != inputs[0].tensors.size()) return false;
-  if (std::any_of(params.begin(), params.end(), [](const c10::Scalar& v) { return v.isComplex(); })) return false;
+  const auto any_complex = [](const std::vector<c10::Scalar>& values) {
+    return std::any_of(values.begin(), values.end(), [](const c10::Scalar& v) { return v.isComplex(); });
+  };
+  if ((!params.empty() && params.size() != inputs[0].tensors.size()) || any_complex(params)) return false;
   const at::ArrayRef<at::Tensor> first = inputs[0].tensors;
   const at::Tensor& lead = first[0];
   if (!lead.defined() || !lead.is_privateuseone() || !at::isFloatingType(lead.scalar_type())) return false;
   for (const ListInput& input : inputs) {
     if (input.tensors.empty()) {
-      const auto complex = [](const c10::Scalar& v) { return v.isComplex(); };
-      if (input.values.size() != first.size() || std::any_of(input.values.begin(), input.values.end(), complex)) {
-        return false;
-      }
+      if (input.values.size() != first.size() || any_complex(input.values)) return false;
       continue;
     }
     if (input.tensors.size() != first.size()) return false;

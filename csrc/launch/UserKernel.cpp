@@ -38,8 +38,7 @@ void set_buffer(KernelCall& call, const void* address) {
   if (address) {
     call.buffer(address);
   } else {
-    const cl_mem none = nullptr;
-    call.bytes(&none, sizeof(none)).value(cl_ulong{0});
+    call.mem(nullptr);
   }
 }
 

@@ -50,16 +50,18 @@ std::string describe(cl_uint codes) {
   return out;
 }
 
-// Reads the word on `queue` (whose work, and that of the streams in `checked`, has finished) and
-// raises what it holds. NOTE: a kernel of a stream still running may set a code between the read
+// Reads the word on stream `reader` (whose work, and that of the streams in `checked`, has finished)
+// and raises what it holds. NOTE: a kernel of a stream still running may set a code between the read
 // and the clearing write; two streams that both fail at once can lose one of their reports.
-void check(c10::DeviceIndex device, ErrorWord& word, cl_command_queue queue, uint64_t checked) {
+void check(c10::DeviceIndex device, c10::StreamId reader, uint64_t checked) {
+  ErrorWord& word = word_of(device);
   if ((word.armed.fetch_and(~checked, std::memory_order_acq_rel) & checked) == 0) return;
+  const cl_command_queue q = queue(device, reader);
   cl_uint codes = 0;
-  FOO_CL_CHECK(clEnqueueReadBuffer(queue, word.mem, CL_TRUE, 0, sizeof(codes), &codes, 0, nullptr, nullptr));
+  FOO_CL_CHECK(clEnqueueReadBuffer(q, word.mem, CL_TRUE, 0, sizeof(codes), &codes, 0, nullptr, nullptr));
   if (codes == 0) return;
   const cl_uint zero = 0;
-  FOO_CL_CHECK(clEnqueueWriteBuffer(queue, word.mem, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr));
+  FOO_CL_CHECK(clEnqueueWriteBuffer(q, word.mem, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr));
   TORCH_CHECK_INDEX(false, "foo-cl: a kernel on foo:", static_cast<int>(device), " found ", describe(codes),
                     ". foo reports what its kernels find at the next synchronisation with the device, as CUDA "
                     "reports device-side asserts, so an op before this one raised");
@@ -84,11 +86,11 @@ void arm_device_errors(c10::DeviceIndex device, c10::StreamId stream) {
 }
 
 void raise_device_errors(c10::DeviceIndex device, c10::StreamId stream) {
-  check(device, word_of(device), queue(device, stream), stream_bit(stream));
+  check(device, stream, stream_bit(stream));
 }
 
 void raise_device_errors(c10::DeviceIndex device) {
-  check(device, word_of(device), queue(device, 0), ~uint64_t{0});
+  check(device, 0, ~uint64_t{0});
 }
 
 }  // namespace foo_cl::runtime
