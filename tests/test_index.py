@@ -2,7 +2,8 @@
 index_add, one_hot, embedding (with max_norm too: embedding_renorm_), tril and triu, advanced indexing and index_put,
 scatter_reduce and scatter with reduce=, index_copy, take, masked_scatter, searchsorted and bucketize, unique (along
 a dim too), bincount and histc, deterministic mode, and index_put_'s and index_fill_'s arguments; dtypes, strided
-layouts, edge cases, gradients, and errors of the CPU's exception type.
+layouts, edge cases, gradients, and errors of the CPU's exception type (out-of-range positions: IndexError at the
+next synchronisation with the device).
 """
 
 import math
@@ -32,6 +33,7 @@ pytestmark = [
     pytest.mark.usefixtures("no_fallback"),
     pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter"),
     pytest.mark.filterwarnings(r"ignore:torch.searchsorted\(\). .* is non-contiguous"),
+    pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta"),
 ]
 
 Tensor = torch.Tensor
@@ -124,6 +126,20 @@ def test_index_select_out_of_range_raises_index_error(dim, index):
             x.index_select(dim, positions)
 
 
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_index_select_with_a_bad_position_writes_zeros_there_and_the_cpus_rows_elsewhere(dim):
+    """Rows of 37 elements over several work-items' ranges, which start and end inside rows."""
+    x = randn(3, 50, 37)
+    index = torch.arange(40) % x.shape[dim]
+    index[17] = -3
+    selected = x.to(FOO).index_select(dim, index.to(FOO))
+    with pytest.raises(IndexError, match="index out of range in self"):
+        torch.foo.synchronize()
+    expected = x.index_select(dim, index.clamp(min=0))
+    expected.select(dim, 17).zero_()
+    assert_exact(selected.cpu(), expected)
+
+
 def test_index_select_gradient_matches_cpu():
     check_gradients(lambda x, i: x.index_select(1, i), [randn(3, 4, 5)], (torch.tensor([0, 2, 2, 3]),))
 
@@ -177,13 +193,68 @@ def test_index_add_matches_cpu(dtype):
     )
 
 
-def test_out_of_range_gather_and_scatter_positions_raise_runtime_error_as_cpu():
-    for device in ("cpu", FOO):
-        x = torch.zeros(3, 4, device=device)
-        with pytest.raises(RuntimeError, match="out of bounds"):
-            x.gather(1, torch.tensor([[4]], device=device))
-        with pytest.raises(RuntimeError, match="out of bounds"):
-            x.scatter_add(0, torch.tensor([[-1]], device=device), torch.ones(1, 1, device=device))
+def tensor(values, d):
+    return torch.tensor(values, device=d)
+
+
+# name: an op on device d given an out-of-range position (the CPU raises IndexError or RuntimeError)
+OUT_OF_RANGE_POSITIONS = {
+    "gather": lambda d: torch.zeros(3, 4, device=d).gather(1, tensor([[0, 4]], d)),
+    "scatter": lambda d: torch.zeros(3, 4, device=d).scatter(0, tensor([[3]], d), torch.ones(1, 1, device=d)),
+    "scatter_value": lambda d: torch.zeros(3, 4, device=d).scatter_(1, tensor([[-1]], d), 2.0),
+    "scatter_add": lambda d: torch.zeros(3, 4, device=d).scatter_add(0, tensor([[-1]], d), torch.ones(1, 1, device=d)),
+    "scatter_reduce_sum": lambda d: torch.zeros(3, 4, device=d).scatter_reduce(
+        0, tensor([[3]], d), torch.ones(1, 1, device=d), "sum"
+    ),
+    "scatter_reduce_amax_negative": lambda d: torch.zeros(3, 4, device=d).scatter_reduce(
+        1, tensor([[-1]], d), torch.ones(1, 1, device=d), "amax", include_self=False
+    ),
+    "scatter_multiply": lambda d: torch.zeros(3, 4, device=d).scatter_(0, tensor([[3]], d), 2.0, reduce="multiply"),
+    "index_add": lambda d: torch.zeros(4, 3, device=d).index_add(0, tensor([4, 1], d), torch.ones(2, 3, device=d)),
+    "index_copy_negative": lambda d: torch.zeros(4, 3, device=d).index_copy(1, tensor([-1], d), torch.ones(4, 1, device=d)),
+    "index_reduce": lambda d: torch.zeros(4, 3, device=d).index_reduce(
+        0, tensor([5], d), torch.ones(1, 3, device=d), "prod"
+    ),
+    "index_fill": lambda d: torch.zeros(3, 2, device=d).index_fill_(0, tensor([3], d), 1),
+    "index_fill_below": lambda d: torch.zeros(3, 2, device=d).index_fill_(0, tensor([-4], d), 1),
+    "take": lambda d: torch.arange(20.0, device=d).view(4, 5).take(tensor([3, 20], d)),
+    "take_below": lambda d: torch.arange(20.0, device=d).view(4, 5).take(tensor([-21], d)),
+    "put": lambda d: torch.zeros(4, 5, device=d).put_(tensor([20], d), torch.ones(1, device=d)),
+    "indexing": lambda d: torch.zeros(4, 2, device=d)[tensor([0, 4], d)],
+    "indexing_below": lambda d: torch.zeros(4, 2, device=d)[tensor([-5], d)],
+    "indexing_second_of_two_dims": lambda d: torch.zeros(4, 2, device=d)[tensor([0, 1], d), tensor([1, 2], d)],
+    "index_put": lambda d: torch.zeros(4, 2, device=d).index_put_((tensor([7], d),), torch.ones(1, device=d)),
+    "index_put_accumulate": lambda d: torch.zeros(4, 2, device=d).index_put_(
+        (tensor([1], d), tensor([-3], d)), torch.ones(1, device=d), accumulate=True
+    ),
+}
+
+
+@pytest.mark.parametrize("deterministic", [False, True], ids=["atomic", "deterministic"])
+@pytest.mark.parametrize("case", OUT_OF_RANGE_POSITIONS.values(), ids=OUT_OF_RANGE_POSITIONS.keys())
+def test_out_of_range_positions_raise_index_error_at_the_next_synchronisation(case, deterministic):
+    """The CPU raises at the op; foo's kernels report the position and the op returns without waiting for the
+    device, and the next synchronisation raises IndexError once, as CUDA reports its device-side asserts."""
+    with pytest.raises((IndexError, RuntimeError), match="out of (bounds|range)"):
+        case("cpu")
+    previous = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(deterministic)
+    try:
+        case(FOO)
+    finally:
+        torch.use_deterministic_algorithms(previous)
+    with pytest.raises(IndexError, match="out of bounds for its dimension.*at the next synchronisation"):
+        torch.foo.synchronize()
+    torch.foo.synchronize()  # reported once
+
+
+def test_an_out_of_range_gather_position_leaves_the_others_right():
+    x, index = randn(3, 4), torch.tensor([[0, 4, 3], [-1, 1, 2]])
+    gathered = x.to(FOO).gather(1, index.to(FOO))
+    with pytest.raises(IndexError, match="out of bounds"):
+        gathered.cpu()
+    good = torch.tensor([[True, False, True], [False, True, True]])
+    assert_exact(gathered.cpu()[good], x.gather(1, index.clamp(0, 3))[good])
 
 
 def test_one_hot_matches_cpu():
@@ -337,11 +408,6 @@ def test_indexing_gradient_matches_cpu():
     check_gradients(lambda w, i: w[i], [randn(6, 3)], (torch.tensor([1, 1, 4, 0]),))
 
 
-def test_out_of_range_advanced_index_raises_index_error():
-    with pytest.raises(IndexError, match="out of bounds"):
-        torch.zeros(4, 2, device=FOO)[torch.tensor([4], device=FOO)]
-
-
 # ---- scatter_reduce ----------------------------------------------------------------------------------------------
 
 SCATTER_REDUCES = ["sum", "prod", "mean", "amax", "amin"]
@@ -441,8 +507,6 @@ def test_scatter_reduce_propagates_nan_like_cpu(reduce, include_self):
 
 
 SCATTER_REDUCE_ERRORS = {
-    "index_too_large": (0, torch.tensor([[3]]), torch.ones(1, 1), "sum"),
-    "negative_index": (1, torch.tensor([[-1]]), torch.ones(1, 1), "amax"),
     "src_dtype": (0, torch.tensor([[0]]), torch.ones(1, 1, dtype=torch.float64), "sum"),
     "index_larger_than_src": (0, torch.tensor([[0, 1, 2]]), torch.ones(1, 2), "prod"),
     "index_rank": (0, torch.tensor([0]), torch.ones(1), "mean"),
@@ -523,8 +587,6 @@ def test_scatter_with_reduce_into_strided_self_matches_cpu(layout, reduce, sourc
 
 SCATTER_WITH_REDUCE_ERRORS = {
     "unknown_reduce": (torch.tensor([[0]]), "mean"),
-    "index_too_large": (torch.tensor([[3]]), "add"),
-    "negative_index": (torch.tensor([[-1]]), "multiply"),
 }
 
 
@@ -604,8 +666,6 @@ def test_index_copy_edge_cases_match_cpu(case):
 INDEX_COPY_ERRORS = {
     "int32_index": (0, torch.tensor([3, 1], dtype=torch.int32), torch.ones(2, 3)),
     "float_index": (0, torch.tensor([1.0]), torch.ones(1, 3)),
-    "index_too_large": (0, torch.tensor([4, 1]), torch.ones(2, 3)),
-    "negative_index": (1, torch.tensor([-1]), torch.ones(4, 1)),
     "2d_index": (0, torch.tensor([[1]]), torch.ones(1, 3)),
     "count_differs_from_source": (0, torch.tensor([1, 2]), torch.ones(3, 3)),
     "slice_shapes_differ": (0, torch.tensor([1, 2]), torch.ones(2, 4)),
@@ -658,8 +718,6 @@ def test_take_edge_cases_match_cpu(case):
 
 # name: (self, index)
 TAKE_ERRORS = {
-    "index_too_large": (randn(4, 5), torch.tensor([3, 20])),
-    "index_too_negative": (randn(4, 5), torch.tensor([-21])),
     "int32_index": (randn(4, 5), torch.tensor([1], dtype=torch.int32)),
     "empty_self": (torch.zeros(0), torch.tensor([0])),
 }
@@ -997,12 +1055,13 @@ def test_embedding_renorm_matches_cpu(case, dtype):
     assert_exact(foo_weight[untouched].cpu(), embedding_weight(dtype)[untouched])
 
 
-def test_embedding_renorm_out_of_range_index_raises_like_cpu():
+def test_embedding_renorm_out_of_range_index_raises_index_error_at_the_next_synchronisation():
     indices = torch.tensor([1, 7])
-    check_raises_like_cpu(
-        lambda: torch.embedding_renorm_(embedding_weight(torch.float32), indices, 1.0, 2.0),
-        lambda: torch.embedding_renorm_(embedding_weight(torch.float32).to(FOO), indices.to(FOO), 1.0, 2.0),
-    )
+    with pytest.raises(IndexError, match="out of range"):
+        torch.embedding_renorm_(embedding_weight(torch.float32), indices, 1.0, 2.0)
+    torch.embedding_renorm_(embedding_weight(torch.float32).to(FOO), indices.to(FOO), 1.0, 2.0)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        torch.foo.synchronize()
 
 
 # ---- unique, bincount and histc -------------------------------------------------------------------------------------
@@ -1273,8 +1332,6 @@ def test_index_fill_matches_cpu(case, index_on_cpu, dtype):
 
 
 INDEX_FILL_ERRORS = {
-    "out_of_range": lambda d: torch.zeros(3, 2, device=d).index_fill_(0, torch.tensor([3], device=d), 1),
-    "below_range": lambda d: torch.zeros(3, 2, device=d).index_fill_(0, torch.tensor([-4], device=d), 1),
     "int32_index": lambda d: torch.zeros(3, device=d).index_fill_(0, torch.tensor([1], dtype=torch.int32, device=d), 1),
     "2d_index": lambda d: torch.zeros(3, device=d).index_fill_(0, torch.tensor([[1]], device=d), 1),
     "1d_value": lambda d: torch.zeros(3, device=d).index_fill_(0, torch.tensor([1], device=d), torch.ones(1)),

@@ -339,7 +339,7 @@ Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_si
 }
 
 // Advanced indexing, on self with its indexed dims moved to the front and merged into one: the
-// merged positions (indices broadcast, negatives wrapped, checked), their shape, and where the
+// merged positions (indices broadcast, negatives wrapped, checked by launch_positions), their shape, and where the
 // result's indexed dims go (numpy's rule: in place if the indexed dims are adjacent, else first).
 struct MergedIndex {
   Tensor front;                         // self, indexed dims first (a view)
@@ -371,18 +371,10 @@ MergedIndex merge_indices(const Tensor& self, const c10::List<std::optional<Tens
   std::vector<Tensor> defined(ordered.begin(), ordered.begin() + m.indexed);
   defined = at::expand_outplace(defined);
   m.index_shape = defined[0].sizes().vec();
-  m.positions = at::zeros(m.index_shape, defined[0].options());
   for (int64_t j = 0; j < m.indexed; ++j) {
     const int64_t size = m.front.size(j);
-    const Tensor& p = defined[j];
-    TORCH_CHECK_INDEX(size > 0 || p.numel() == 0, "index is out of bounds for dimension with size 0");
-    if (p.numel() > 0) {
-      const auto [low, high] = at::aminmax(p);
-      const int64_t lowest = low.item<int64_t>(), highest = high.item<int64_t>();
-      TORCH_CHECK_INDEX(lowest >= -size && highest < size, "index ", lowest < -size ? lowest : highest,
-                        " is out of bounds for dimension ", j, " with size ", size);
-    }
-    m.positions = m.positions * size + at::where(p.lt(0), p + size, p);
+    TORCH_CHECK_INDEX(size > 0 || defined[j].numel() == 0, "index is out of bounds for dimension with size 0");
+    m.positions = launch::launch_positions(defined[j], size, /*wrap=*/true, m.positions);
   }
   return m;
 }

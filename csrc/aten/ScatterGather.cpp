@@ -28,7 +28,6 @@
 #include <ATen/ops/scatter_add_meta.h>
 #include <ATen/ops/scatter_meta.h>
 #include <ATen/ops/scatter_reduce_meta.h>
-#include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/zeros_like.h>
 #include <c10/core/DeviceGuard.h>
@@ -41,24 +40,8 @@ namespace {
 
 using at::Tensor;
 
-// The lowest and highest position of a non-empty index (one wait for the device).
-std::pair<int64_t, int64_t> position_range(const Tensor& index) {
-  const auto [low, high] = at::aminmax(index);
-  return {low.item<int64_t>(), high.item<int64_t>()};
-}
-
 int64_t dim_size(const Tensor& t, int64_t dim) {
   return t.dim() == 0 ? 1 : t.size(dim);
-}
-
-// As CPU's gather and scatter: a position outside [0, size) raises a RuntimeError.
-void check_positions(const Tensor& index, const Tensor& indexed, int64_t dim) {
-  if (index.numel() == 0) return;
-  const int64_t size = dim_size(indexed, dim);
-  const auto [lowest, highest] = position_range(index);
-  const int64_t bad = lowest < 0 ? lowest : highest;
-  TORCH_CHECK(lowest >= 0 && highest < size, "index ", bad, " is out of bounds for dimension ", dim,
-                    " with size ", size);
 }
 
 void gather_kernel(at::meta::structured_gather& op, const Tensor& self, int64_t dim, const Tensor& index_, bool) {
@@ -67,19 +50,18 @@ void gather_kernel(at::meta::structured_gather& op, const Tensor& self, int64_t 
   const Tensor index = index_.to(at::kLong);  // the launchers take int64 positions
   dim = c10::maybe_wrap_dim(dim, self.dim());
   const c10::DeviceGuard guard(self.device());
-  check_positions(index, self, dim);
   launch::launch_gather(out, self, dim, index);
 }
 
-// out = self with src (or value) written at the index's positions, which the caller checked; a
-// fold other than kLast (sum, prod, amax or amin) folds src into what is there instead.
-void scatter_unchecked(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index_, const Tensor& src,
-                       const c10::Scalar& value, launch::Fold fold = launch::Fold::kLast) {
+// out = self with src (or value) written at the index's positions; a fold other than kLast (sum,
+// prod, amax or amin) folds src into what is there instead.
+void scatter_into(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index_, const Tensor& src,
+                  const c10::Scalar& value, launch::Fold fold = launch::Fold::kLast) {
+  const c10::DeviceGuard guard(self.device());
   if (!out.is_same(self)) out.copy_(self);
   if (index_.numel() == 0) return;
   const Tensor index = index_.to(at::kLong);  // the launchers take int64 positions
   dim = c10::maybe_wrap_dim(dim, self.dim());
-  const c10::DeviceGuard guard(self.device());
   if (!src.defined()) {
     launch::launch_scatter_value(out, dim, index, value);
     return;
@@ -93,13 +75,6 @@ void scatter_unchecked(const Tensor& out, const Tensor& self, int64_t dim, const
     return;
   }
   launch::launch_scatter(out, dim, index, converted, fold);
-}
-
-void scatter_into(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                  const c10::Scalar& value, launch::Fold fold = launch::Fold::kLast) {
-  const c10::DeviceGuard guard(self.device());
-  check_positions(index, self, c10::maybe_wrap_dim(dim, self.dim()));
-  scatter_unchecked(out, self, dim, index, src, value, fold);
 }
 
 // What a position holds before the first source folds in when include_self=False (CPU's values).
@@ -126,16 +101,15 @@ void scatter_reduce_kernel(const Tensor& out, const Tensor& self, int64_t dim, c
   if (index.numel() == 0) return;
   dim = c10::maybe_wrap_dim(dim, self.dim());
   const c10::DeviceGuard guard(self.device());
-  check_positions(index, self, dim);
-  if (!include_self) scatter_unchecked(out, out, dim, index, Tensor(), reduce_identity(reduce, out.scalar_type()));
+  if (!include_self) scatter_into(out, out, dim, index, Tensor(), reduce_identity(reduce, out.scalar_type()));
   const launch::Fold fold = reduce == "sum" || reduce == "mean" ? launch::Fold::kSum
                             : reduce == "prod"                   ? launch::Fold::kProd
                             : reduce == "amax"                   ? launch::Fold::kAmax
                                                                  : launch::Fold::kAmin;
-  scatter_unchecked(out, out, dim, index, src, 0, fold);
+  scatter_into(out, out, dim, index, src, 0, fold);
   if (reduce != "mean") return;
   Tensor count = include_self ? at::ones_like(out) : at::zeros_like(out);
-  scatter_unchecked(count, count, dim, index, at::ones_like(src), 0, launch::Fold::kSum);
+  scatter_into(count, count, dim, index, at::ones_like(src), 0, launch::Fold::kSum);
   count.masked_fill_(count == 0, 1);
   if (at::isFloatingType(out.scalar_type())) {
     out.div_(count);
@@ -162,11 +136,7 @@ void index_add_kernel(const Tensor& out, const Tensor& self, int64_t dim, const 
   const Tensor added = alpha.equal(1) ? src : at::mul(src, alpha);
   const Tensor target = out.dim() == 0 ? out.view({1}) : out;
   if (!out.is_same(self)) out.copy_(self);
-  if (index.numel() > 0) {
-    const auto [lowest, highest] = position_range(index);
-    TORCH_CHECK_INDEX(lowest >= 0 && highest < dim_size(self, dim), "index out of range in self");
-  }
-  scatter_unchecked(target, target, dim, positions_along(index, src.sizes(), dim), added, 0, launch::Fold::kSum);
+  scatter_into(target, target, dim, positions_along(index, src.sizes(), dim), added, 0, launch::Fold::kSum);
 }
 
 // index_copy: self[..., index[i], ...] = source[..., i, ...] (a repeated position keeps any one).
@@ -175,13 +145,7 @@ void index_copy_kernel(const Tensor& out, const Tensor& self, int64_t dim, const
   const Tensor src = source.dim() == 0 ? source.view({1}) : source;
   const Tensor target = out.dim() == 0 ? out.view({1}) : out;
   if (!out.is_same(self)) out.copy_(self);
-  if (index.numel() > 0) {
-    const auto [lowest, highest] = position_range(index);
-    TORCH_CHECK_INDEX(lowest >= 0 && highest < dim_size(self, dim), "index_copy_(): index ",
-                      lowest < 0 ? lowest : highest, " is out of bounds for dimension ", dim, " with size ",
-                      dim_size(self, dim));
-  }
-  scatter_unchecked(target, target, dim, positions_along(index, src.sizes(), dim), src, 0);
+  scatter_into(target, target, dim, positions_along(index, src.sizes(), dim), src, 0);
 }
 
 // index_fill_: self[..., index[i], ...] = value. As on CUDA the index may also be a CPU tensor.
@@ -192,16 +156,11 @@ Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const c10::S
   const c10::DeviceGuard guard(self.device());
   const Tensor positions = index.to(self.device()).reshape(-1);
   if (positions.numel() == 0 || self.numel() == 0) return self;
-  const int64_t size = dim_size(self, dim);
-  const auto [lowest, highest] = position_range(positions);
-  TORCH_CHECK_INDEX(lowest >= -size && highest < size, "index ", lowest < -size ? lowest : highest,
-                    " is out of bounds for dimension ", dim, " with size ", size);
+  const Tensor wrapped = launch::launch_positions(positions, dim_size(self, dim), /*wrap=*/true);
   const Tensor target = self.dim() == 0 ? self.view({1}) : self;
   std::vector<int64_t> shape = target.sizes().vec();
   shape[dim] = positions.numel();
-  const Tensor wrapped = at::where(positions < 0, positions + size, positions);
-  scatter_unchecked(target, target, dim, positions_along(wrapped, shape, dim),
-                    Tensor(), value);
+  scatter_into(target, target, dim, positions_along(wrapped, shape, dim), Tensor(), value);
   return self;
 }
 
@@ -217,13 +176,7 @@ Tensor flat_positions(const char* op, const char* empty_message, const Tensor& s
               index.scalar_type());
   const int64_t n = self.numel();
   TORCH_CHECK_INDEX(n > 0 || index.numel() == 0, op, "(): ", empty_message);
-  const Tensor positions = index.reshape(-1);
-  if (positions.numel() > 0) {
-    const auto [lowest, highest] = position_range(positions);
-    TORCH_CHECK_INDEX(lowest >= -n && highest < n, "out of range: tried to access index ",
-                      lowest < -n ? lowest : highest, " on a tensor of ", n, " elements.");
-  }
-  return at::where(positions < 0, positions + n, positions);
+  return launch::launch_positions(index.reshape(-1), n, /*wrap=*/true);
 }
 
 Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
@@ -281,7 +234,7 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
   Tensor out = at::zeros({std::max(highest + 1, minlength)}, self.options().dtype(type));
   if (self.numel() == 0) return out;
   const Tensor added = weighted ? weights->to(type) : at::ones({self.size(0)}, out.options());
-  scatter_unchecked(out, out, 0, self, added, 0, launch::Fold::kSum);
+  scatter_into(out, out, 0, self, added, 0, launch::Fold::kSum);
   return out;
 }
 

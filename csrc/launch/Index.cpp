@@ -1,7 +1,8 @@
 // Indexing launches: index_select and compaction, one work-item per element; EmbeddingBag's forward,
 // one per bag and feature; the embedding backward and sorted folds, a stable sort of the row keys,
 // then one work-item per output element or run of equal keys; gather and scatter over an iterator
-// of the index's shape, the indexed tensor viewed there with stride 0 along the dim.
+// of the index's shape, the indexed tensor viewed there with stride 0 along the dim. Positions are
+// checked by the kernels, which report a bad one to the device's error word (runtime/DeviceErrors).
 #include "launch/Index.h"
 
 #include "launch/Launch.h"
@@ -83,9 +84,15 @@ int64_t dim_stride_bytes(const at::Tensor& t, int64_t dim) {
   return t.dim() == 0 ? 0 : t.stride(dim) * static_cast<int64_t>(t.element_size());
 }
 
-// Runs `kernel` of index/scatter_gather over (operand0, operand1, index) of index's shape.
+int64_t dim_size(const at::Tensor& t, int64_t dim) {
+  return t.dim() == 0 ? 1 : t.size(dim);
+}
+
+// Runs `kernel` of index/scatter_gather over (operand0, operand1, index) of index's shape; positions
+// outside [0, dim_size) are reported to the device's error word.
 void scatter_gather(const char* kernel, const std::string& options, const at::Tensor& operand0,
-                    const at::Tensor& operand1, const at::Tensor& index, int64_t dim_stride, uint64_t value_bits = 0) {
+                    const at::Tensor& operand1, const at::Tensor& index, int64_t dim_stride, int64_t dim_size,
+                    uint64_t value_bits = 0) {
   auto iter = at::TensorIteratorConfig()
                   .set_check_mem_overlap(false)
                   .check_all_same_dtype(false)
@@ -104,7 +111,7 @@ void scatter_gather(const char* kernel, const std::string& options, const at::Te
         .layout(slice.layout, slice.ndim, slice.noperands)
         .value(dim_stride);
     if (std::string_view(kernel) == "scatter_strided") call.value(value_bits);
-    call.count(slice.numel).launch_walk(slice.numel);
+    call.value(static_cast<uint64_t>(dim_size)).error_word().count(slice.numel).launch_walk(slice.numel);
   });
 }
 
@@ -141,6 +148,28 @@ void launch_fold_sorted(const at::Tensor& out, const at::Tensor& keys, const at:
       .launch(n);
 }
 
+at::Tensor launch_positions(const at::Tensor& index, int64_t size, bool wrap, const at::Tensor& base) {
+  const at::Tensor p = index.contiguous();
+  TORCH_INTERNAL_ASSERT(p.scalar_type() == at::kLong &&
+                        (!base.defined() || (base.is_contiguous() && base.sizes() == p.sizes())));
+  at::Tensor out = at::empty(p.sizes(), p.options());
+  const int64_t n = p.numel();
+  if (n == 0) return out;
+  const c10::DeviceGuard guard(p.device());
+  std::string options = index_option(n);
+  if (wrap) options += "-DWRAP ";
+  if (base.defined()) options += "-DHAS_BASE ";
+  KernelCall(p.device().index(), "index/positions", "positions", options)
+      .buffer(p.const_data_ptr())
+      .buffer(base.defined() ? base.const_data_ptr() : p.const_data_ptr())
+      .buffer(out.data_ptr())
+      .value(size)
+      .error_word()
+      .count(n)
+      .launch(n);
+  return out;
+}
+
 void launch_index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& out) {
   const int64_t n = out.numel();
   if (n == 0) return;
@@ -159,7 +188,7 @@ void launch_index_select(const at::Tensor& self, int64_t dim, const at::Tensor& 
       .value(static_cast<uint64_t>(inner))
       .error_word()
       .count(n)
-      .launch(n);
+      .launch_walk(n);
   copy_back(result, out);
 }
 
@@ -271,7 +300,7 @@ void launch_nonzero(const at::Tensor& selected, const at::Tensor& positions, con
 void launch_gather(const at::Tensor& out, const at::Tensor& self, int64_t dim, const at::Tensor& index) {
   const c10::DeviceGuard guard(self.device());
   scatter_gather("gather_strided", bits_option(self), out, along_index(self, index, dim, true), index,
-                 dim_stride_bytes(self, dim));
+                 dim_stride_bytes(self, dim), dim_size(self, dim));
 }
 
 void launch_scatter(const at::Tensor& out, int64_t dim, const at::Tensor& index, const at::Tensor& src, Fold fold) {
@@ -282,7 +311,7 @@ void launch_scatter(const at::Tensor& out, int64_t dim, const at::Tensor& index,
     if (out.scalar_type() == at::kLong) options += "-DFOO_INT64_ATOMICS ";
   }
   scatter_gather("scatter_strided", options, along_index(out, index, dim, true), along_index(src, index, dim, false),
-                 index, dim_stride_bytes(out, dim));
+                 index, dim_stride_bytes(out, dim), dim_size(out, dim));
 }
 
 void launch_scatter_value(const at::Tensor& out, int64_t dim, const at::Tensor& index, const c10::Scalar& value) {
@@ -292,7 +321,7 @@ void launch_scatter_value(const at::Tensor& out, int64_t dim, const at::Tensor& 
   const at::Tensor encoded = at::empty({}, out.options().device(at::kCPU)).fill_(value);
   const uint64_t bits = static_cast<uint64_t>(encoded.view(bits_type(out)).item().toLong());
   scatter_gather("scatter_strided", bits_option(out) + "-DSRC_SCALAR ", target, target, index,
-                 dim_stride_bytes(out, dim), bits);
+                 dim_stride_bytes(out, dim), dim_size(out, dim), bits);
 }
 
 // Every element of out is a row of its own, keyed by its position.
@@ -302,7 +331,8 @@ void launch_scatter_sorted(const at::Tensor& out, int64_t dim, const at::Tensor&
   const at::Tensor work = out.is_contiguous() ? out : out.contiguous();
   const at::Tensor linear = at::arange(work.numel(), index.options()).view(work.sizes());
   const int64_t dim_stride = work.dim() == 0 ? 0 : linear.stride(dim);
-  const at::Tensor keys = (along_index(linear, index, dim, true) + index * dim_stride).reshape(-1);
+  const at::Tensor checked = launch_positions(index, dim_size(work, dim), /*wrap=*/false).view(index.sizes());
+  const at::Tensor keys = (along_index(linear, index, dim, true) + checked * dim_stride).reshape(-1);
   const at::Tensor values = along_index(src, index, dim, false).contiguous().view({1, -1, 1});
   launch_fold_sorted(work.view({1, work.numel(), 1}), keys, values, fold);
   copy_back(work, out);

@@ -65,7 +65,15 @@ void launch_masked_select(const at::Tensor& values, const at::Tensor& selected, 
 // (contiguous bool, at most kMaxDims dims), in order; positions as for launch_masked_select.
 void launch_nonzero(const at::Tensor& selected, const at::Tensor& positions, const at::Tensor& out);
 
+// index (int64, any layout) as positions in [0, size), contiguous: with `wrap` a negative one counts
+// from the end; with `base` (contiguous, index's shape) base * size is added, merging one more indexed
+// dim into base's positions. A position outside [-size, size) (with `wrap`; else [0, size)) reports
+// an error to the device's error word and becomes 0 (runtime/DeviceErrors): no wait for the device.
+at::Tensor launch_positions(const at::Tensor& index, int64_t size, bool wrap, const at::Tensor& base = {});
+
 // out (index's shape) = self at index's positions along dim, at out's own coordinates along the others.
+// Here and in the scatters below, a position outside [0, size) along dim is reported to the device's
+// error word and left out (gather writes 0 there).
 void launch_gather(const at::Tensor& out, const at::Tensor& self, int64_t dim, const at::Tensor& index);
 
 // out at index's positions along dim takes src at the same place (src at least index's shape, out's

@@ -112,8 +112,9 @@ class KernelCall {
   // `rows` > 1 repeats that range along dim 1 (pointwise_lists: one row per tensor).
   void launch(int64_t n, size_t rows = 1);
 
-  // As launch(n), for the `n` elements of a strided walk (FOO_WALK of kernels_cl/common.clh): a CPU
-  // work-item takes more of them, as finding its first element's coordinates costs a division per dim.
+  // As launch(n), for the `n` elements of a strided walk (FOO_WALK of kernels_cl/common.clh) or of
+  // any kernel whose CPU work-items find their first element's coordinates and then step through
+  // their range: a CPU work-item takes more of them, as the finding costs a division per dim.
   void launch_walk(int64_t n);
 
   // Enqueues for `n` units of a grid loop that are each a long loop (a row, a block of queries): on

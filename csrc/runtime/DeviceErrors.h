@@ -16,6 +16,7 @@ enum DeviceError : cl_uint {
   kIndexOutOfRange = 1,          // index_select, embedding: "index out of range in self"
   kTargetOutOfRange = 2,         // nll_loss, cross_entropy: a target outside [0, classes)
   kCompiledIndexOutOfRange = 4,  // an indirect index of a torch.compile'd kernel
+  kPositionOutOfRange = 8,       // gather, scatter, index_add/copy/fill_, take, put_, indexing with tensors
 };
 
 // The error word of `device`, for a kernel argument.
