@@ -211,7 +211,9 @@ OUT_OF_RANGE_POSITIONS = {
     ),
     "scatter_multiply": lambda d: torch.zeros(3, 4, device=d).scatter_(0, tensor([[3]], d), 2.0, reduce="multiply"),
     "index_add": lambda d: torch.zeros(4, 3, device=d).index_add(0, tensor([4, 1], d), torch.ones(2, 3, device=d)),
-    "index_copy_negative": lambda d: torch.zeros(4, 3, device=d).index_copy(1, tensor([-1], d), torch.ones(4, 1, device=d)),
+    "index_copy_negative": lambda d: torch.zeros(4, 3, device=d).index_copy(
+        1, tensor([-1], d), torch.ones(4, 1, device=d)
+    ),
     "index_reduce": lambda d: torch.zeros(4, 3, device=d).index_reduce(
         0, tensor([5], d), torch.ones(1, 3, device=d), "prod"
     ),
