@@ -132,6 +132,33 @@ def test_heads_transposed_from_a_projection_and_explicit_scale():
         torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=2e-5)
 
 
+def test_heads_sliced_from_one_projection_are_read_where_they_are(path):
+    """q, k and v as nn.MultiheadAttention makes them: views into one [batch, length, 3, heads, dim] projection,
+    neither contiguous nor dense. Results match the CPU's, the output takes the query's memory order and the gradients
+    their inputs' layout (as the meta functions say), and the flash kernels read and write them in place: no copies."""
+    torch.manual_seed(0)
+    projection = torch.randn(2, 9, 3, 4, 16)
+
+    def attend(device):
+        x = projection.to(device).requires_grad_()
+        q, k, v = (x.select(2, i).transpose(1, 2) for i in range(3))
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return x, (q, k, v), out, torch.autograd.grad(out, (q, k, v), torch.ones_like(out))
+
+    x, inputs, out, grads = attend("foo")
+    x_cpu, _, expected, expected_grads = attend("cpu")
+    torch.testing.assert_close(out.cpu(), expected)
+    assert out.stride() == expected.stride()
+    for got, want, t in zip(grads, expected_grads, inputs):
+        torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=2e-5)
+        assert got.stride() == torch.empty_like(t).stride()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.PrivateUse1]) as prof:
+        attend("foo")
+    kernels = {e.key for e in prof.key_averages() if e.device_type == DeviceType.PrivateUse1}
+    if path != "composed":
+        assert not any(name.startswith("copy/") for name in kernels), sorted(kernels)
+
+
 def test_an_additive_mask_gets_its_gradient():
     torch.manual_seed(0)
     q, k, v = (torch.randn(2, 2, 5, 4) for _ in range(3))

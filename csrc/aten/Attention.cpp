@@ -57,11 +57,6 @@ double scale_of(const Tensor& q, std::optional<double> scale) {
   return scale ? *scale : 1.0 / std::sqrt(static_cast<double>(q.size(3)));
 }
 
-// [B, H, n, e] as [B * H, n, e] (a view where the strides allow).
-Tensor heads_as_batch(const Tensor& t) {
-  return t.reshape({t.size(0) * t.size(1), t.size(2), t.size(3)});
-}
-
 void check_fusable(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p) {
   TORCH_CHECK(dropout_p >= 0 && dropout_p <= 1, "dropout probability has to be between 0 and 1, but got ", dropout_p);
   TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && k.size(1) == q.size(1) && v.size(1) == q.size(1),
@@ -72,32 +67,30 @@ void check_fusable(const Tensor& q, const Tensor& k, const Tensor& v, double dro
 
 // What the meta functions (torch/_meta_registrations.py) give the fused attention's results, which
 // compiled graphs check: the output in the query's memory order (alloc_with_matching_layout), each
-// gradient like its input (empty_like). `t` is a dense result; it is copied when the layouts differ.
-Tensor in_matching_layout(const Tensor& t, const Tensor& query) {
-  Tensor like;
-  if (t.sizes() == query.sizes()) {
-    like = at::empty_like(query);
-  } else {
-    std::vector<int64_t> order(query.dim()), strides(query.dim());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int64_t a, int64_t b) { return query.stride(a) > query.stride(b); });
-    int64_t stride = 1;
-    for (auto d = order.rbegin(); d != order.rend(); ++d) {
-      strides[*d] = stride;
-      stride *= t.size(*d);
-    }
-    like = at::empty_strided(t.sizes(), strides, t.options());
+// gradient like its input (empty_like). An empty tensor of `sizes` laid out so.
+Tensor empty_matching(c10::IntArrayRef sizes, const Tensor& query, const at::TensorOptions& options) {
+  if (sizes == query.sizes()) return at::empty_like(query, options);
+  std::vector<int64_t> order(query.dim()), strides(query.dim());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return query.stride(a) > query.stride(b); });
+  int64_t stride = 1;
+  for (auto d = order.rbegin(); d != order.rend(); ++d) {
+    strides[*d] = stride;
+    stride *= sizes[*d];
   }
+  return at::empty_strided(sizes, strides, options);
+}
+
+// `t` laid out as empty_matching lays it out: t itself when it is, else a copy.
+Tensor in_matching_layout(const Tensor& t, const Tensor& query) {
+  const Tensor like = empty_matching(t.sizes(), query, t.options());
   if (like.strides() == t.strides()) return t;
   return like.copy_(t);
 }
 
-// The launches' view of an attention: heads as batches.
 launch::Attention attention_of(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, bool causal,
                                std::optional<double> scale, std::optional<launch::AttentionDropout> dropout) {
-  return {
-      heads_as_batch(q), heads_as_batch(k), heads_as_batch(v), mask, causal, q.size(1), scale_of(q, scale), dropout};
+  return {q, k, v, mask, causal, scale_of(q, scale), dropout};
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Tensor, Tensor> attention(
@@ -120,10 +113,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Ten
     philox_offset.fill_(static_cast<int64_t>(dropout->state.offset));
   }
   const Tensor lse = at::empty({B, H, L}, q.options().dtype(launch::compute_type(q.scalar_type())));
-  const Tensor out = at::empty({B, H, L, v.size(3)}, q.options());
-  launch::launch_attention(attention_of(q, k, v, mask_of(attn_bias, q, S), is_causal, scale, dropout),
-                           heads_as_batch(out), lse);
-  return {in_matching_layout(out, q), lse, Tensor(), Tensor(), L, S, philox_seed, philox_offset, Tensor()};
+  const Tensor out = empty_matching({B, H, L, v.size(3)}, q, q.options());
+  launch::launch_attention(attention_of(q, k, v, mask_of(attn_bias, q, S), is_causal, scale, dropout), out, lse);
+  return {out, lse, Tensor(), Tensor(), L, S, philox_seed, philox_offset, Tensor()};
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
@@ -146,10 +138,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
   const bool bias_grad = grad_input_mask[3] && attn_bias.defined() && attn_bias.is_floating_point();
   const Tensor mask = mask_of(attn_bias.defined() ? std::optional<Tensor>(attn_bias) : std::nullopt, q, S);
   const launch::AttentionGrads g = launch::launch_attention_backward(
-      attention_of(q, k, v, mask, is_causal, scale, dropout), heads_as_batch(grad_out), heads_as_batch(out),
-      lse.contiguous(), {grad_input_mask[0], grad_input_mask[1], grad_input_mask[2]}, bias_grad);
+      attention_of(q, k, v, mask, is_causal, scale, dropout), grad_out, out, lse.contiguous(),
+      {grad_input_mask[0], grad_input_mask[1], grad_input_mask[2]}, bias_grad);
   const auto as_input = [](const Tensor& grad, const Tensor& input) {
-    return grad.defined() ? in_matching_layout(grad.view(input.sizes()), input) : grad;
+    return grad.defined() ? in_matching_layout(grad, input) : grad;
   };
   Tensor d_bias;
   if (bias_grad) d_bias = g.d_scores.view({B, H, L, S}).sum_to_size(attn_bias.sizes()).to(attn_bias.scalar_type());

@@ -1,8 +1,9 @@
 // Attention's launches. The composed path: the scores as one product, masked softmax (and dropout)
 // in place by a work-group per row (one work-item on CPU devices), and the output as a second
 // product; its backward recomputes the scores and turns their gradient around in one elementwise
-// launch. The flash path: kernels_cl/attention/flash.cl on contiguous compute-dtype copies of the
-// operands with K (and V) transposed. The tuner times the two per direction and shape class.
+// launch. The flash path: kernels_cl/attention/flash.cl on the operands where they are (in the
+// compute dtype, rows contiguous) and K (and V) transposed. The tuner times the two per direction
+// and shape class.
 #include "launch/Attention.h"
 
 #include "launch/Gemm.h"
@@ -30,6 +31,8 @@ using at::Tensor;
 constexpr int64_t kTunedMinScores = int64_t(1) << 18;
 // The flash kernels keep BM query rows (and their outputs) per work-item in private arrays.
 constexpr int64_t kFlashMaxDim = 256;
+// The flash kernels' arguments take up to about 350 bytes: more than the embedded profile's 256.
+constexpr uint64_t kFlashParameterBytes = 512;
 
 c10::ScalarType compute_of(const Attention& a) {
   return compute_type(a.q.scalar_type());
@@ -46,8 +49,8 @@ std::string mask_options(const Attention& a) {
 // The mask (any buffer when there is none), the heads, L and S, and the mask's element strides.
 void mask_args(KernelCall& call, const Attention& a) {
   call.buffer(a.mask.defined() ? a.mask.const_data_ptr() : a.q.const_data_ptr());
-  call.value(static_cast<uint64_t>(a.heads)).value(static_cast<uint64_t>(a.q.size(1)));
-  call.value(static_cast<uint64_t>(a.k.size(1)));
+  call.value(static_cast<uint64_t>(a.q.size(1))).value(static_cast<uint64_t>(a.q.size(2)));
+  call.value(static_cast<uint64_t>(a.k.size(2)));
   for (int d = 0; d < 4; ++d) call.value(static_cast<int64_t>(a.mask.defined() ? a.mask.stride(d) : 0));
 }
 
@@ -59,17 +62,22 @@ void dropout_args(KernelCall& call, const Attention& a) {
   call.scalar(a.dropout->keep == 0 ? 0. : 1. / a.dropout->keep, compute_of(a));
 }
 
-// ---- The composed path
+// ---- The composed path, on [B * H, n, dim] operands
+
+// t [B, H, n, dim] as [B * H, n, dim] (a view where the strides allow, else a copy).
+Tensor batched(const Tensor& t) {
+  return t.reshape({t.size(0) * t.size(1), t.size(2), t.size(3)});
+}
 
 // q k^T * scale: [BH, L, S] in the compute dtype.
-Tensor scores_of(const Attention& a) {
-  const Tensor scores = at::empty({a.q.size(0), a.q.size(1), a.k.size(1)}, a.q.options().dtype(compute_of(a)));
-  launch_gemm(scores, a.q, a.k.transpose(1, 2), Tensor(), a.scale, 0);
+Tensor scores_of(const Attention& a, const Tensor& q, const Tensor& k) {
+  const Tensor scores = at::empty({q.size(0), q.size(1), k.size(1)}, q.options().dtype(compute_of(a)));
+  launch_gemm(scores, q, k.transpose(1, 2), Tensor(), a.scale, 0);
   return scores;
 }
 
 void composed_forward(const Attention& a, const Tensor& out, const Tensor& lse) {
-  const Tensor scores = scores_of(a);
+  const Tensor scores = scores_of(a, batched(a.q), batched(a.k));
   const int64_t rows = scores.size(0) * scores.size(1);
   if (rows > 0) {
     const runtime::DeviceInfo& info = runtime::device_info(scores.device().index());
@@ -83,14 +91,17 @@ void composed_forward(const Attention& a, const Tensor& out, const Tensor& lse) 
     dropout_args(call, a);
     call.launch_groups(std::min<int64_t>(rows, static_cast<int64_t>(info.compute_units) * 64), local);
   }
-  launch_gemm(out, scores, a.v, Tensor(), 1, 0);
+  const Tensor result = dense_output(out);
+  launch_gemm(batched(result), scores, batched(a.v), Tensor(), 1, 0);
+  copy_back(result, out);
 }
 
 AttentionGrads composed_backward(const Attention& a, const Tensor& grad_out, const Tensor& delta, const Tensor& lse,
                                  std::array<bool, 3> wanted, bool with_scores) {
-  const Tensor scores = scores_of(a);
+  const Tensor q = batched(a.q), k = batched(a.k), v = batched(a.v), dout = batched(grad_out);
+  const Tensor scores = scores_of(a, q, k);
   const Tensor d_scores = at::empty(scores.sizes(), scores.options());
-  launch_gemm(d_scores, grad_out, a.v.transpose(1, 2), Tensor(), 1, 0);
+  launch_gemm(d_scores, dout, v.transpose(1, 2), Tensor(), 1, 0);
   // dS from P and dP' in place of the scores and dP' (P' for dV over the scores).
   const int64_t n = scores.numel();
   if (n > 0) {
@@ -106,15 +117,15 @@ AttentionGrads composed_backward(const Attention& a, const Tensor& grad_out, con
   AttentionGrads g;
   if (wanted[0]) {
     g.dq = at::empty(a.q.sizes(), a.q.options());
-    launch_gemm(g.dq, d_scores, a.k, Tensor(), a.scale, 0);
+    launch_gemm(batched(g.dq), d_scores, k, Tensor(), a.scale, 0);
   }
   if (wanted[1]) {
     g.dk = at::empty(a.k.sizes(), a.k.options());
-    launch_gemm(g.dk, d_scores.transpose(1, 2), a.q, Tensor(), a.scale, 0);
+    launch_gemm(batched(g.dk), d_scores.transpose(1, 2), q, Tensor(), a.scale, 0);
   }
   if (wanted[2]) {
     g.dv = at::empty(a.v.sizes(), a.v.options());
-    launch_gemm(g.dv, scores.transpose(1, 2), grad_out, Tensor(), 1, 0);
+    launch_gemm(batched(g.dv), scores.transpose(1, 2), dout, Tensor(), 1, 0);
   }
   if (with_scores) g.d_scores = d_scores;
   return g;
@@ -131,14 +142,14 @@ int row_vector(int64_t d) {
 }
 
 bool flash_fits(const Attention& a) {
-  const int64_t dqk = a.q.size(2), dv = a.v.size(2);
+  const int64_t dqk = a.q.size(3), dv = a.v.size(3);
   return dqk > 0 && dv > 0 && row_vector(dqk) > 0 && row_vector(dv) > 0 && dqk <= kFlashMaxDim && dv <= kFlashMaxDim &&
-         a.q.size(1) > 0 && a.k.size(1) > 0;
+         a.q.size(2) > 0 && a.k.size(2) > 0;
 }
 
 // A flash kernel of `candidate` ("flash BM=4 BN=16") for `units` work units.
 KernelCall flash_call(const Attention& a, const tune::Candidate& candidate, const char* name, int64_t units) {
-  const int64_t dqk = a.q.size(2), dv = a.v.size(2);
+  const int64_t dqk = a.q.size(3), dv = a.v.size(3);
   return KernelCall(a.q.device().index(), "attention/flash", name,
                     mask_options(a) + "-DDQK=" + std::to_string(dqk) + " -DDV=" + std::to_string(dv) +
                         " -DBM=" + std::to_string(tune::param(candidate, "BM")) + " -DBN=" +
@@ -146,20 +157,36 @@ KernelCall flash_call(const Attention& a, const tune::Candidate& candidate, cons
                         " -DVV=" + std::to_string(row_vector(dv)) + " " + index_option(units));
 }
 
-// t [BH, S, dim] (in the compute dtype, any strides) as [BH, dim, padded] with zeros past S.
+// Element strides along batch, head and row of a [B, H, n, dim] operand (flash.cl's foo_rows).
+struct Rows {
+  int64_t b, h, row;
+};
+
+Rows rows_of(const Tensor& t) {
+  return {t.stride(0), t.stride(1), t.stride(2)};
+}
+
+// t in the compute dtype with its rows contiguous, as the flash kernels read it: t itself when it is.
+Tensor flash_operand(const Tensor& t, c10::ScalarType compute) {
+  const Tensor c = t.to(compute);
+  return c.stride(3) == 1 ? c : c.contiguous();
+}
+
+// t [B, H, S, dim] (a flash_operand) as [BH, dim, padded] with zeros past S.
 Tensor transposed_padded(const Attention& a, const tune::Candidate& candidate, const Tensor& t, int64_t padded) {
-  const Tensor out = at::empty({t.size(0), t.size(2), padded}, t.options());
-  const int64_t units = t.size(0) * padded / tune::param(candidate, "BN");
+  const int64_t bh = t.size(0) * t.size(1);
+  const Tensor out = at::empty({bh, t.size(3), padded}, t.options());
+  const int64_t units = bh * padded / tune::param(candidate, "BN");
   KernelCall call = flash_call(a, candidate, "flash_transpose", units);
-  call.buffer(t.const_data_ptr()).value(t.stride(0)).value(t.stride(1)).value(t.stride(2));
-  call.buffer(out.const_data_ptr()).value(static_cast<uint64_t>(t.size(1))).value(static_cast<uint64_t>(t.size(2)));
+  call.buffer(t.const_data_ptr()).value(rows_of(t)).value(static_cast<uint64_t>(t.size(1)));
+  call.buffer(out.const_data_ptr()).value(static_cast<uint64_t>(t.size(2))).value(static_cast<uint64_t>(t.size(3)));
   call.value(static_cast<uint64_t>(padded)).count(units);
   call.launch(units);
   return out;
 }
 
-// The operands as the flash kernels read them: in the compute dtype, q (and in the backward k)
-// contiguous, and K and V transposed ([BH, dim, padded]) with zeros past S.
+// The operands as the flash kernels read them (flash_operand), and K and V transposed ([BH, dim,
+// padded]) with zeros past S.
 struct FlashOperands {
   Tensor q, k, v, kt, vt;
   int64_t padded;
@@ -169,15 +196,12 @@ FlashOperands flash_operands(const Attention& a, const tune::Candidate& candidat
   const c10::ScalarType compute = compute_of(a);
   const int bn = tune::param(candidate, "BN");
   FlashOperands f;
-  f.q = a.q.to(compute).contiguous();
-  f.k = a.k.to(compute);
-  f.v = a.v.to(compute).contiguous();
-  f.padded = (a.k.size(1) + bn - 1) / bn * bn;
+  f.q = flash_operand(a.q, compute);
+  f.k = flash_operand(a.k, compute);
+  f.v = flash_operand(a.v, compute);
+  f.padded = (a.k.size(2) + bn - 1) / bn * bn;
   f.kt = transposed_padded(a, candidate, f.k, f.padded);
-  if (backward) {
-    f.k = f.k.contiguous();
-    f.vt = transposed_padded(a, candidate, f.v, f.padded);
-  }
+  if (backward) f.vt = transposed_padded(a, candidate, f.v, f.padded);
   return f;
 }
 
@@ -190,16 +214,18 @@ void flash_args(KernelCall& call, const Attention& a, const FlashOperands& f, in
 
 int64_t query_blocks(const Attention& a, const tune::Candidate& candidate) {
   const int bm = tune::param(candidate, "BM");
-  return a.q.size(0) * ((a.q.size(1) + bm - 1) / bm);
+  return a.q.size(0) * a.q.size(1) * ((a.q.size(2) + bm - 1) / bm);
 }
 
 void flash_forward(const Attention& a, const tune::Candidate& candidate, const Tensor& out, const Tensor& lse) {
   const FlashOperands f = flash_operands(a, candidate, /*backward=*/false);
-  const Tensor result = out.scalar_type() == compute_of(a) ? dense_output(out) : at::empty(out.sizes(), f.v.options());
+  const bool direct = out.scalar_type() == compute_of(a) && out.stride(3) == 1;
+  const Tensor result = direct ? out : at::empty(out.sizes(), f.v.options());
   const int64_t units = query_blocks(a, candidate);
   KernelCall call = flash_call(a, candidate, "flash_forward", units);
   call.buffer(f.q.const_data_ptr()).buffer(f.kt.const_data_ptr()).buffer(f.v.const_data_ptr());
   call.buffer(result.const_data_ptr()).buffer(lse.const_data_ptr());
+  call.value(rows_of(f.q)).value(rows_of(f.v)).value(rows_of(result));
   flash_args(call, a, f, units);
   call.launch_loops(units);
   copy_back(result, out);
@@ -209,13 +235,15 @@ AttentionGrads flash_backward(const Attention& a, const tune::Candidate& candida
                               const Tensor& delta, const Tensor& lse, std::array<bool, 3> wanted) {
   const int bn = tune::param(candidate, "BN");
   const FlashOperands f = flash_operands(a, candidate, /*backward=*/true);
-  const Tensor dout = grad_out.to(compute_of(a)).contiguous();
+  const Tensor dout = flash_operand(grad_out, compute_of(a));
+  // Gradients as at::empty_like lays out their inputs, as the meta functions do: rows contiguous.
   const Tensor dk = at::empty_like(f.k), dv = at::empty_like(f.v);
-  const int64_t key_units = a.k.size(0) * f.padded / bn;
+  const int64_t key_units = a.k.size(0) * a.k.size(1) * f.padded / bn;
   KernelCall kv = flash_call(a, candidate, "flash_grad_key_value", key_units);
   kv.buffer(f.q.const_data_ptr()).buffer(f.kt.const_data_ptr()).buffer(f.vt.const_data_ptr());
   kv.buffer(dout.const_data_ptr()).buffer(lse.const_data_ptr()).buffer(delta.const_data_ptr());
   kv.buffer(dk.const_data_ptr()).buffer(dv.const_data_ptr());
+  kv.value(rows_of(f.q)).value(rows_of(dout)).value(rows_of(dk)).value(rows_of(dv));
   flash_args(kv, a, f, key_units);
   kv.launch_loops(key_units);
   AttentionGrads g;
@@ -226,6 +254,7 @@ AttentionGrads flash_backward(const Attention& a, const tune::Candidate& candida
     call.buffer(f.q.const_data_ptr()).buffer(f.kt.const_data_ptr()).buffer(f.k.const_data_ptr());
     call.buffer(f.vt.const_data_ptr()).buffer(dout.const_data_ptr()).buffer(lse.const_data_ptr());
     call.buffer(delta.const_data_ptr()).buffer(dq.const_data_ptr());
+    call.value(rows_of(f.q)).value(rows_of(f.k)).value(rows_of(dout)).value(rows_of(dq));
     flash_args(call, a, f, units);
     call.launch_loops(units);
     g.dq = dq.to(a.q.scalar_type());
@@ -248,14 +277,14 @@ std::string shape_class(const Attention& a, const char* direction) {
                      : !a.mask.defined()                  ? "none"
                      : a.mask.scalar_type() == c10::kBool ? "bool"
                                                           : "add";
-  return std::string(direction) + " " + c10::toString(a.q.scalar_type()) + " D=" + std::to_string(a.q.size(2)) + "x" +
-         std::to_string(a.v.size(2)) + " " + mask + (a.dropout ? " dropout " : " ") +
-         tune::bucket("BH", a.q.size(0), 1, 1024) + " " + tune::bucket("L", a.q.size(1), 16, 4096) + " " +
-         tune::bucket("S", a.k.size(1), 16, 4096);
+  return std::string(direction) + " " + c10::toString(a.q.scalar_type()) + " D=" + std::to_string(a.q.size(3)) + "x" +
+         std::to_string(a.v.size(3)) + " " + mask + (a.dropout ? " dropout " : " ") +
+         tune::bucket("BH", a.q.size(0) * a.q.size(1), 1, 1024) + " " + tune::bucket("L", a.q.size(2), 16, 4096) +
+         " " + tune::bucket("S", a.k.size(2), 16, 4096);
 }
 
 bool tunable(const Attention& a) {
-  return a.q.size(0) * a.q.size(1) * a.k.size(1) >= kTunedMinScores;
+  return a.q.size(0) * a.q.size(1) * a.q.size(2) * a.k.size(2) >= kTunedMinScores;
 }
 
 void forward(const Attention& a, const tune::Candidate& candidate, const Tensor& out, const Tensor& lse) {
@@ -277,6 +306,7 @@ std::vector<std::string> attention_candidate_list(const runtime::DeviceInfo& inf
   // blocks as wide as AVX-512's registers. Elsewhere the composed path, whose products take the
   // GEMM's local-memory tiles, then small blocks: a GPU work-item's private arrays are registers
   // (and rusticl's llvmpipe took 22 s to build the 4x16 block's kernels, 5 s for 2x8).
+  if (info.max_parameter_size < kFlashParameterBytes) return {"composed"};
   if (info.cpu_class) return {"flash BM=4 BN=16", "composed", "flash BM=2 BN=8", "flash BM=8 BN=8"};
   return {"composed", "flash BM=2 BN=8", "flash BM=1 BN=4"};
 }

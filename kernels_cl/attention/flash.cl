@@ -12,9 +12,12 @@
 //   dV = sum_i P'_ij dO_i and dK = scale * sum_i dS_ij Q_i.
 // Dropout and masks are those of attention/attention (attention.clh), so the paths agree draw for draw.
 //
-// Operands are contiguous in the compute dtype: q [BH, L, DQK], k [BH, S, DQK], v [BH, S, DV],
-// out and dO [BH, L, DV], lse and delta [BH * L]; kt [BH, DQK, SP] and vt [BH, DV, SP] are K and V
-// transposed, their rows padded with zeros to SP (a multiple of BN) so that a key tile is one load.
+// Operands are in the compute dtype: q [B, H, L, DQK], k [B, H, S, DQK], v [B, H, S, DV], out and dO
+// [B, H, L, DV], and the gradients dq, dk and dv like their inputs, each with any strides along its
+// first three dims (a foo_rows) and its rows contiguous, so that the heads of a projection's output
+// are read where they are; lse and delta [BH * L] are contiguous, and kt [BH, DQK, SP] and vt [BH,
+// DV, SP] are K and V transposed, their rows padded with zeros to SP (a multiple of BN) so that a
+// key tile is one load.
 // Build options: COMPUTE (float or double), DQK, DV, BM, BN (a vector width, 2 to 16), VQ and VV
 // (vector widths, 2 to 16, dividing DQK and DV), CAUSAL, MASK_BOOL or MASK_ADD, DROPOUT, INDEX_T.
 // NOTE: products are written `s += x * v`, not fma((vector)x, v, s): LLVM 15 (PoCL 3, Debian 12)
@@ -35,6 +38,12 @@
 typedef FOO_CAT(FOO_COMPUTE(COMPUTE), BN) tile_t;  // one query's scores for a tile of keys
 typedef FOO_CAT(FOO_COMPUTE(COMPUTE), VQ) qk_t;    // VQ elements of a query or key row
 typedef FOO_CAT(FOO_COMPUTE(COMPUTE), VV) vo_t;    // VV elements of a value or output row
+
+// Where row i of batch-and-head bh of an operand starts: element strides along batch, head and row.
+typedef struct {
+  long b, h, row;
+} foo_rows;
+#define FOO_ROW(rows, bh, i) ((long)((bh) / heads) * (rows).b + (long)((bh) % heads) * (rows).h + (long)(i) * (rows).row)
 
 // A tile's largest score and its sum, folded in halves (BN 16 -> 8 -> 4 -> 2 -> 1).
 #define FOO_FOLD(name, combine) \
@@ -118,31 +127,31 @@ inline tile_t foo_drop_tile(ulong seed, ulong offset, ulong row, ulong j0, ulong
 #define FOO_DROP(row, j0, draws) ((tile_t)1)
 #endif
 
-// s[r] = sum over d < D of rows[r * D + d] * t[d * SP ..]: BM rows against a tile of transposed keys
-// (or values).
-#define FOO_TILE_PRODUCTS(s, rows, D, t)                                            \
-  do {                                                                              \
-    FOO_UNROLL for (int r = 0; r < BM; ++r) s[r] = 0;                               \
-    for (int d = 0; d < (D); ++d) {                                                 \
-      const tile_t column = FOO_VLOAD(BN, (t) + d * SP);                            \
-      FOO_UNROLL for (int r = 0; r < BM; ++r) s[r] += (rows)[r * (D) + d] * column; \
-    }                                                                               \
+// s[r] = sum over d < D of rows[r * RS + d] * t[d * SP ..]: BM rows (RS apart) against a tile of
+// transposed keys (or values).
+#define FOO_TILE_PRODUCTS(s, rows, RS, D, t)                                         \
+  do {                                                                               \
+    FOO_UNROLL for (int r = 0; r < BM; ++r) s[r] = 0;                                \
+    for (int d = 0; d < (D); ++d) {                                                  \
+      const tile_t column = FOO_VLOAD(BN, (t) + d * SP);                             \
+      FOO_UNROLL for (int r = 0; r < BM; ++r) s[r] += (rows)[r * (RS) + d] * column; \
+    }                                                                                \
   } while (0)
 
-// acc[r][k] += sum over keys c < `keys` of w[r][c] * rows[c * D + k * V ..]: BM rows of weights
-// against the tile's value (or key) rows, V-wide vectors along them.
-#define FOO_ADD_WEIGHTED_ROWS(acc, w, rows, D, V, keys)                                         \
-  for (int c_ = 0; c_ < (keys); ++c_) {                                                         \
-    FOO_UNROLL for (int k_ = 0; k_ < (D) / (V); ++k_) {                                         \
-      const FOO_CAT(FOO_COMPUTE(COMPUTE), V) row_ = FOO_VLOAD(V, (rows) + c_ * (D) + k_ * (V)); \
-      FOO_UNROLL for (int r_ = 0; r_ < BM; ++r_) acc[r_][k_] += w[r_][c_] * row_;               \
-    }                                                                                           \
+// acc[r][k] += sum over keys c < `keys` of w[r][c] * rows[c * RS + k * V ..]: BM rows of weights
+// against the tile's value (or key) rows (RS apart), V-wide vectors along them.
+#define FOO_ADD_WEIGHTED_ROWS(acc, w, rows, RS, D, V, keys)                                      \
+  for (int c_ = 0; c_ < (keys); ++c_) {                                                          \
+    FOO_UNROLL for (int k_ = 0; k_ < (D) / (V); ++k_) {                                          \
+      const FOO_CAT(FOO_COMPUTE(COMPUTE), V) row_ = FOO_VLOAD(V, (rows) + c_ * (RS) + k_ * (V)); \
+      FOO_UNROLL for (int r_ = 0; r_ < BM; ++r_) acc[r_][k_] += w[r_][c_] * row_;                \
+    }                                                                                            \
   }
 
-// BM rows of a [BH, L, D] operand from row `first` into a private array (`scale` times), zeros past L.
-#define FOO_LOAD_ROWS(dst, src, first, count, D, scale) \
-  for (int r = 0; r < BM; ++r)                          \
-    for (int d = 0; d < (D); ++d) dst[r * (D) + d] = r < (count) ? (scale) * (src)[((first) + r) * (D) + d] : 0
+// BM rows (RS apart) from src into a private array (`scale` times), zeros from row `count` on.
+#define FOO_LOAD_ROWS(dst, src, RS, count, D, scale) \
+  for (int r = 0; r < BM; ++r)                       \
+    for (int d = 0; d < (D); ++d) dst[r * (D) + d] = r < (count) ? (scale) * (src)[r * (RS) + d] : 0
 
 // The key tiles a block of queries i0 .. i0 + count - 1 sees: causal masking hides keys after the last.
 inline ulong foo_keys_seen(ulong i0, int count, ulong S) {
@@ -153,19 +162,18 @@ inline ulong foo_keys_seen(ulong i0, int count, ulong S) {
 #endif
 }
 
-// kt [BH, D, SP]: t [BH, S, D] (element strides) transposed, zeros from key S on; a work-item per
-// tile of BN keys.
-__kernel void flash_transpose(__global const char* t_base, ulong t_offset, long stride_bh, long stride_s, long stride_d,
+// kt [BH, D, SP]: t [B, H, S, D] transposed, zeros from key S on; a work-item per tile of BN keys.
+__kernel void flash_transpose(__global const char* t_base, ulong t_offset, foo_rows t_rows, ulong heads,
                               __global char* kt_base, ulong kt_offset, ulong S, ulong D, ulong SP, INDEX_T units) {
   __global const ct* t = FOO_PTR(const ct, t_base, t_offset);
   __global ct* kt = FOO_PTR(ct, kt_base, kt_offset);
   const ulong tiles = SP / BN;
   FOO_GRID_LOOP(unit, units) {
     const ulong bh = unit / tiles, j0 = unit % tiles * BN;
-    __global const ct* first = t + bh * stride_bh + j0 * stride_s;
+    __global const ct* first = t + FOO_ROW(t_rows, bh, j0);
     for (ulong d = 0; d < D; ++d) {
       ct a[BN];
-      for (int c = 0; c < BN; ++c) a[c] = j0 + c < S ? first[c * stride_s + d * stride_d] : 0;
+      for (int c = 0; c < BN; ++c) a[c] = j0 + c < S ? first[c * t_rows.row + d] : 0;
       FOO_VSTORE(BN, FOO_VLOAD(BN, a), kt + (bh * D + d) * SP + j0);
     }
   }
@@ -173,8 +181,8 @@ __kernel void flash_transpose(__global const char* t_base, ulong t_offset, long 
 
 __kernel void flash_forward(__global const char* q_base, ulong q_offset, __global const char* kt_base, ulong kt_offset,
                             __global const char* v_base, ulong v_offset, __global char* out_base, ulong out_offset,
-                            __global char* lse_base, ulong lse_offset, FOO_MASK_PARAMS, ulong SP, ct scale,
-                            INDEX_T units FOO_DROPOUT_PARAMS) {
+                            __global char* lse_base, ulong lse_offset, foo_rows q_rows, foo_rows v_rows,
+                            foo_rows out_rows, FOO_MASK_PARAMS, ulong SP, ct scale, INDEX_T units FOO_DROPOUT_PARAMS) {
   __global const ct* q = FOO_PTR(const ct, q_base, q_offset);
   __global const ct* kt = FOO_PTR(const ct, kt_base, kt_offset);
   __global const ct* v = FOO_PTR(const ct, v_base, v_offset);
@@ -183,7 +191,7 @@ __kernel void flash_forward(__global const char* q_base, ulong q_offset, __globa
     const ulong bh = unit / blocks, i0 = unit % blocks * BM, first = bh * L + i0;
     const int count = min((ulong)BM, L - i0);
     ct qs[BM * DQK];
-    FOO_LOAD_ROWS(qs, q, first, count, DQK, scale);
+    FOO_LOAD_ROWS(qs, q + FOO_ROW(q_rows, bh, i0), q_rows.row, count, DQK, scale);
     ct m[BM], l[BM];
     vo_t acc[BM][DV / VV];
     FOO_UNROLL for (int r = 0; r < BM; ++r) {
@@ -195,7 +203,7 @@ __kernel void flash_forward(__global const char* q_base, ulong q_offset, __globa
     const ulong end = foo_keys_seen(i0, count, S);
     for (ulong j0 = 0; j0 < end; j0 += BN) {
       tile_t s[BM];
-      FOO_TILE_PRODUCTS(s, qs, DQK, kt + bh * DQK * SP + j0);
+      FOO_TILE_PRODUCTS(s, qs, DQK, DQK, kt + bh * DQK * SP + j0);
       ct p[BM][BN];
       FOO_UNROLL for (int r = 0; r < BM; ++r) {
         const tile_t sr =
@@ -212,13 +220,13 @@ __kernel void flash_forward(__global const char* q_base, ulong q_offset, __globa
         }
         FOO_VSTORE(BN, pr, p[r]);
       }
-      FOO_ADD_WEIGHTED_ROWS(acc, p, v + (bh * S + j0) * DV, DV, VV, min((ulong)BN, S - j0));
+      FOO_ADD_WEIGHTED_ROWS(acc, p, v + FOO_ROW(v_rows, bh, j0), v_rows.row, DV, VV, min((ulong)BN, S - j0));
     }
-    __global ct* out = FOO_PTR(ct, out_base, out_offset) + first * DV;
+    __global ct* out = FOO_PTR(ct, out_base, out_offset) + FOO_ROW(out_rows, bh, i0);
     __global ct* lse = FOO_PTR(ct, lse_base, lse_offset) + first;
     for (int r = 0; r < count; ++r) {
       const ct inv = l[r] > 0 ? 1 / l[r] : 0;
-      for (int k = 0; k < DV / VV; ++k) FOO_VSTORE(VV, acc[r][k] * inv, out + r * DV + k * VV);
+      for (int k = 0; k < DV / VV; ++k) FOO_VSTORE(VV, acc[r][k] * inv, out + r * out_rows.row + k * VV);
       lse[r] = l[r] > 0 ? m[r] + log(l[r]) : -INFINITY;
     }
   }
@@ -238,7 +246,8 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
                                __global const char* vt_base, ulong vt_offset, __global const char* dout_base,
                                ulong dout_offset, __global const char* lse_base, ulong lse_offset,
                                __global const char* delta_base, ulong delta_offset, __global char* dq_base,
-                               ulong dq_offset, FOO_MASK_PARAMS, ulong SP, ct scale, INDEX_T units FOO_DROPOUT_PARAMS) {
+                               ulong dq_offset, foo_rows q_rows, foo_rows k_rows, foo_rows dout_rows,
+                               foo_rows dq_rows, FOO_MASK_PARAMS, ulong SP, ct scale, INDEX_T units FOO_DROPOUT_PARAMS) {
   __global const ct* q = FOO_PTR(const ct, q_base, q_offset);
   __global const ct* kt = FOO_PTR(const ct, kt_base, kt_offset);
   __global const ct* k = FOO_PTR(const ct, k_base, k_offset);
@@ -251,16 +260,16 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
     const ulong bh = unit / blocks, i0 = unit % blocks * BM, first = bh * L + i0;
     const int count = min((ulong)BM, L - i0);
     ct qs[BM * DQK], dos[BM * DV];
-    FOO_LOAD_ROWS(qs, q, first, count, DQK, scale);
-    FOO_LOAD_ROWS(dos, dout, first, count, DV, 1);
+    FOO_LOAD_ROWS(qs, q + FOO_ROW(q_rows, bh, i0), q_rows.row, count, DQK, scale);
+    FOO_LOAD_ROWS(dos, dout + FOO_ROW(dout_rows, bh, i0), dout_rows.row, count, DV, 1);
     qk_t acc[BM][DQK / VQ];
     FOO_UNROLL for (int r = 0; r < BM; ++r) FOO_UNROLL for (int d = 0; d < DQK / VQ; ++d) acc[r][d] = 0;
     FOO_DRAWS(draws);
     const ulong end = foo_keys_seen(i0, count, S);
     for (ulong j0 = 0; j0 < end; j0 += BN) {
       tile_t s[BM], dp[BM];
-      FOO_TILE_PRODUCTS(s, qs, DQK, kt + bh * DQK * SP + j0);
-      FOO_TILE_PRODUCTS(dp, dos, DV, vt + bh * DV * SP + j0);
+      FOO_TILE_PRODUCTS(s, qs, DQK, DQK, kt + bh * DQK * SP + j0);
+      FOO_TILE_PRODUCTS(dp, dos, DV, DV, vt + bh * DV * SP + j0);
       ct ds[BM][BN];
       FOO_UNROLL for (int r = 0; r < BM; ++r) {
         tile_t kept;
@@ -270,46 +279,46 @@ __kernel void flash_grad_query(__global const char* q_base, ulong q_offset, __gl
                              : (tile_t)0;
         FOO_VSTORE(BN, g, ds[r]);
       }
-      FOO_ADD_WEIGHTED_ROWS(acc, ds, k + (bh * S + j0) * DQK, DQK, VQ, min((ulong)BN, S - j0));
+      FOO_ADD_WEIGHTED_ROWS(acc, ds, k + FOO_ROW(k_rows, bh, j0), k_rows.row, DQK, VQ, min((ulong)BN, S - j0));
     }
-    __global ct* dq = FOO_PTR(ct, dq_base, dq_offset) + first * DQK;
+    __global ct* dq = FOO_PTR(ct, dq_base, dq_offset) + FOO_ROW(dq_rows, bh, i0);
     for (int r = 0; r < count; ++r)
-      for (int d = 0; d < DQK / VQ; ++d) FOO_VSTORE(VQ, acc[r][d] * scale, dq + r * DQK + d * VQ);
+      for (int d = 0; d < DQK / VQ; ++d) FOO_VSTORE(VQ, acc[r][d] * scale, dq + r * dq_rows.row + d * VQ);
   }
 }
 
-// t[d] += sum over r < BM of w[r] * rows[r * D + d]: a key tile's (transposed) gradient from BM rows.
-#define FOO_ADD_OUTER(t, w, rows, D)                                           \
-  for (int d = 0; d < (D); ++d) {                                              \
-    tile_t sum = t[d];                                                         \
-    FOO_UNROLL for (int r = 0; r < BM; ++r) sum += w[r] * (rows)[r * (D) + d]; \
-    t[d] = sum;                                                                \
+// t[d] += sum over r < BM of w[r] * rows[r * RS + d]: a key tile's (transposed) gradient from BM rows.
+#define FOO_ADD_OUTER(t, w, rows, RS, D)                                        \
+  for (int d = 0; d < (D); ++d) {                                               \
+    tile_t sum = t[d];                                                          \
+    FOO_UNROLL for (int r = 0; r < BM; ++r) sum += w[r] * (rows)[r * (RS) + d]; \
+    t[d] = sum;                                                                 \
   }
 
-// Stores `keys` rows of D from t (element d of the keys, transposed), times `scale`, at dst.
-#define FOO_STORE_KEY_ROWS(dst, t, D, scale, keys)              \
-  for (int d = 0; d < (D); ++d) {                               \
-    ct a[BN];                                                   \
-    FOO_VSTORE(BN, t[d] * (scale), a);                          \
-    for (int c = 0; c < (keys); ++c) (dst)[c * (D) + d] = a[c]; \
+// Stores `keys` rows (RS apart) of D from t (element d of the keys, transposed), times `scale`, at dst.
+#define FOO_STORE_KEY_ROWS(dst, RS, t, D, scale, keys)           \
+  for (int d = 0; d < (D); ++d) {                                \
+    ct a[BN];                                                    \
+    FOO_VSTORE(BN, t[d] * (scale), a);                           \
+    for (int c = 0; c < (keys); ++c) (dst)[c * (RS) + d] = a[c]; \
   }
 
 // Adds the contributions of queries i0 .. i0 + count - 1 (rows `first` on, their q and dO rows at
-// q_rows and do_rows) to the key tile's dK and dV.
-#define FOO_KEY_VALUE_BLOCK(q_rows, do_rows)                                                                  \
+// q_block and do_block, q_rs and do_rs apart) to the key tile's dK and dV.
+#define FOO_KEY_VALUE_BLOCK(q_block, q_rs, do_block, do_rs)                                                   \
   do {                                                                                                        \
     tile_t s[BM], dp[BM], ds[BM], kept[BM];                                                                   \
     FOO_DRAWS(draws);                                                                                         \
-    FOO_TILE_PRODUCTS(s, q_rows, DQK, kt + bh * DQK * SP + j0);                                               \
-    FOO_TILE_PRODUCTS(dp, do_rows, DV, vt + bh * DV * SP + j0);                                               \
+    FOO_TILE_PRODUCTS(s, q_block, q_rs, DQK, kt + bh * DQK * SP + j0);                                        \
+    FOO_TILE_PRODUCTS(dp, do_block, do_rs, DV, vt + bh * DV * SP + j0);                                       \
     FOO_UNROLL for (int r = 0; r < BM; ++r) {                                                                 \
       kept[r] = ds[r] = 0;                                                                                    \
       if (r < count)                                                                                          \
         ds[r] = foo_grad_tile(s[r] * scale, dp[r], lse[first + r], delta[first + r], i0 + r, j0, S,           \
                               FOO_MASK_ROW(first + r), mask_s, FOO_DROP(first + r, j0, &draws[r]), &kept[r]); \
     }                                                                                                         \
-    FOO_ADD_OUTER(dvt, kept, do_rows, DV);                                                                    \
-    FOO_ADD_OUTER(dkt, ds, q_rows, DQK);                                                                      \
+    FOO_ADD_OUTER(dvt, kept, do_block, do_rs, DV);                                                            \
+    FOO_ADD_OUTER(dkt, ds, q_block, q_rs, DQK);                                                               \
   } while (0)
 
 __kernel void flash_grad_key_value(__global const char* q_base, ulong q_offset, __global const char* kt_base,
@@ -317,6 +326,7 @@ __kernel void flash_grad_key_value(__global const char* q_base, ulong q_offset, 
                                    __global const char* dout_base, ulong dout_offset, __global const char* lse_base,
                                    ulong lse_offset, __global const char* delta_base, ulong delta_offset,
                                    __global char* dk_base, ulong dk_offset, __global char* dv_base, ulong dv_offset,
+                                   foo_rows q_rows, foo_rows dout_rows, foo_rows dk_rows, foo_rows dv_rows,
                                    FOO_MASK_PARAMS, ulong SP, ct scale, INDEX_T units FOO_DROPOUT_PARAMS) {
   __global const ct* q = FOO_PTR(const ct, q_base, q_offset);
   __global const ct* kt = FOO_PTR(const ct, kt_base, kt_offset);
@@ -338,17 +348,19 @@ __kernel void flash_grad_key_value(__global const char* q_base, ulong q_offset, 
     for (ulong i0 = start; i0 < L; i0 += BM) {
       const ulong first = bh * L + i0;
       const int count = min((ulong)BM, L - i0);
+      __global const ct* q_block = q + FOO_ROW(q_rows, bh, i0);
+      __global const ct* do_block = dout + FOO_ROW(dout_rows, bh, i0);
       if (count == BM) {
-        FOO_KEY_VALUE_BLOCK(q + first * DQK, dout + first * DV);
+        FOO_KEY_VALUE_BLOCK(q_block, q_rows.row, do_block, dout_rows.row);
       } else {  // the last block, through zero-padded copies
         ct qs[BM * DQK], dos[BM * DV];
-        FOO_LOAD_ROWS(qs, q, first, count, DQK, 1);
-        FOO_LOAD_ROWS(dos, dout, first, count, DV, 1);
-        FOO_KEY_VALUE_BLOCK(qs, dos);
+        FOO_LOAD_ROWS(qs, q_block, q_rows.row, count, DQK, 1);
+        FOO_LOAD_ROWS(dos, do_block, dout_rows.row, count, DV, 1);
+        FOO_KEY_VALUE_BLOCK(qs, DQK, dos, DV);
       }
     }
     const int keys = min((ulong)BN, S - j0);
-    FOO_STORE_KEY_ROWS(FOO_PTR(ct, dk_base, dk_offset) + (bh * S + j0) * DQK, dkt, DQK, scale, keys);
-    FOO_STORE_KEY_ROWS(FOO_PTR(ct, dv_base, dv_offset) + (bh * S + j0) * DV, dvt, DV, 1, keys);
+    FOO_STORE_KEY_ROWS(FOO_PTR(ct, dk_base, dk_offset) + FOO_ROW(dk_rows, bh, j0), dk_rows.row, dkt, DQK, scale, keys);
+    FOO_STORE_KEY_ROWS(FOO_PTR(ct, dv_base, dv_offset) + FOO_ROW(dv_rows, bh, j0), dv_rows.row, dvt, DV, 1, keys);
   }
 }
