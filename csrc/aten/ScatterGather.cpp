@@ -40,10 +40,6 @@ namespace {
 
 using at::Tensor;
 
-int64_t dim_size(const Tensor& t, int64_t dim) {
-  return t.dim() == 0 ? 1 : t.size(dim);
-}
-
 void gather_kernel(at::meta::structured_gather& op, const Tensor& self, int64_t dim, const Tensor& index_, bool) {
   const Tensor& out = op.maybe_get_output(0);
   if (index_.numel() == 0) return;
@@ -156,8 +152,8 @@ Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const c10::S
   const c10::DeviceGuard guard(self.device());
   const Tensor positions = index.to(self.device()).reshape(-1);
   if (positions.numel() == 0 || self.numel() == 0) return self;
-  const Tensor wrapped = launch::launch_positions(positions, dim_size(self, dim), /*wrap=*/true);
   const Tensor target = self.dim() == 0 ? self.view({1}) : self;
+  const Tensor wrapped = launch::launch_positions(positions, target.size(dim), /*wrap=*/true);
   std::vector<int64_t> shape = target.sizes().vec();
   shape[dim] = positions.numel();
   scatter_into(target, target, dim, positions_along(wrapped, shape, dim), Tensor(), value);
