@@ -199,21 +199,10 @@ def test_text_classifier_trains_like_cpu():
 @pytest.mark.parametrize(
     "indices, offsets, kwargs",
     [
-        ([1, 12, 3], [0, 2], {}),
-        ([1, -1, 3], [0, 2], {"mode": "mean"}),
-        ([1, 2, 3], [1, 2], {}),
-        ([1, 2, 3], [0, 4], {}),
         ([1, 2, 3], [0, 2], {"mode": "max", "per_sample_weights": torch.ones(3)}),
         ([1, 2, 3], [0, 2], {"per_sample_weights": torch.ones(4)}),
     ],
-    ids=[
-        "index_out_of_range",
-        "negative_index",
-        "first_offset_not_0",
-        "last_offset_past_end",
-        "weights_with_max",
-        "weights_of_wrong_length",
-    ],
+    ids=["weights_with_max", "weights_of_wrong_length"],
 )
 def test_bad_arguments_raise_like_cpu(indices, offsets, kwargs):
     weight = randn(10, 3)
@@ -227,9 +216,37 @@ def test_bad_arguments_raise_like_cpu(indices, offsets, kwargs):
     assert run_like_cpu(lambda: call("cpu"), lambda: call("foo")) is None
 
 
-def test_decreasing_offsets_raise_a_clear_error():
-    with pytest.raises(RuntimeError, match="offsets must not decrease"):
-        F.embedding_bag(torch.tensor([1, 2, 3], device=FOO), randn(10, 3).to(FOO), torch.tensor([0, 2, 1], device=FOO))
+# name: (indices, offsets, keyword arguments, what the error says)
+BAD_INDICES_AND_OFFSETS = {
+    "index_out_of_range": ([1, 12, 3], [0, 2], {}, "index out of range in self"),
+    "negative_index": ([1, -1, 3], [0, 2], {"mode": "mean"}, "index out of range in self"),
+    "max_mode_index": ([10, 2, 3], [0, 2], {"mode": "max"}, "index out of range in self"),
+    "first_offset_not_0": ([1, 2, 3], [1, 2], {}, "offsets that do not start at 0"),
+    "last_offset_past_end": ([1, 2, 3], [0, 4], {}, "pass the end of the indices"),
+    "decreasing_offsets": ([1, 2, 3], [0, 2, 1], {}, "decrease"),
+    "last_offset_past_end_included": ([1, 2, 3], [0, 1, 5], {"include_last_offset": True}, "pass the end"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_INDICES_AND_OFFSETS.values(), ids=BAD_INDICES_AND_OFFSETS.keys())
+def test_bad_indices_and_offsets_raise_index_error_at_the_next_synchronisation(case):
+    """The CPU raises at the op; foo's kernel reports them without a wait, and the next synchronisation raises."""
+    indices, offsets, kwargs, message = case
+    weight = randn(10, 3)
+    with pytest.raises(RuntimeError):
+        F.embedding_bag(torch.tensor(indices), weight, torch.tensor(offsets), **kwargs)
+    F.embedding_bag(torch.tensor(indices, device=FOO), weight.to(FOO), torch.tensor(offsets, device=FOO), **kwargs)
+    with pytest.raises(IndexError, match=message):
+        torch.foo.synchronize()
+    torch.foo.synchronize()  # reported once
+
+
+def test_offsets_without_indices_must_be_zeros():
+    weight = randn(10, 3)
+    empty = torch.tensor([], dtype=torch.long)
+    assert F.embedding_bag(empty.to(FOO), weight.to(FOO), torch.tensor([0, 0], device=FOO)).shape == (2, 3)
+    with pytest.raises(RuntimeError, match="every offset has to be 0"):
+        F.embedding_bag(empty.to(FOO), weight.to(FOO), torch.tensor([0, 1], device=FOO))
 
 
 def test_indices_on_another_device_raise_a_clear_error():

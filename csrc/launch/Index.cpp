@@ -252,9 +252,12 @@ void launch_embedding_bag(const at::Tensor& weight, const at::Tensor& indices, c
       .value(weight.stride(1))
       .value(static_cast<int64_t>(per_sample_weights ? per_sample_weights->stride(0) : 0))
       .value(static_cast<uint64_t>(out.size(0)))
+      .value(static_cast<uint64_t>(offsets.numel()))
       .value(static_cast<uint64_t>(indices.numel()))
       .value(static_cast<uint64_t>(out.size(1)))
+      .value(static_cast<uint64_t>(weight.size(0)))
       .value(padding_idx)
+      .error_word()
       .count(n)
       .launch(n);
 }

@@ -44,13 +44,13 @@ struct Bags {
 void launch_embedding_backward(const at::Tensor& grad, const at::Tensor& indices, int64_t padding_idx,
                                bool scale_grad_by_freq, const at::Tensor& out, const Bags* bags = nullptr);
 
-// nn.EmbeddingBag's forward (arguments checked by the caller): out [bags, dim] (contiguous) folds,
-// for each bag, the rows of weight (2-d, any layout) named by indices[offsets[b], end) except
+// nn.EmbeddingBag's forward (shapes and dtypes checked by the caller): out [bags, dim] (contiguous)
+// folds, for each bag, the rows of weight (2-d, any layout) named by indices[offsets[b], end) except
 // padding_idx, end = offsets[b + 1] (the number of indices for the last bag), by `mode`: 0 sums
 // (times the per-sample weights when given), 1 averages, 2 takes the maximum, its rows going to
 // max_indices [bags, dim]. offset2bag ([indices]) gets each position's bag and bag_size ([bags]) how
 // many rows each folded. indices, offsets and the index outputs are contiguous and of one dtype,
-// int32 or int64.
+// int32 or int64. Bad indices and offsets are reported to the device's error word, as CPU's checks.
 void launch_embedding_bag(const at::Tensor& weight, const at::Tensor& indices, const at::Tensor& offsets,
                           const std::optional<at::Tensor>& per_sample_weights, int64_t mode, int64_t padding_idx,
                           const at::Tensor& out, const at::Tensor& offset2bag,

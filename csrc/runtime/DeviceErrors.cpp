@@ -41,11 +41,14 @@ ErrorWord& word_of(c10::DeviceIndex device) {
 std::string describe(cl_uint codes) {
   std::string out;
   auto add = [&](const char* what) { out += (out.empty() ? "" : "; and ") + std::string(what); };
-  if (codes & kIndexOutOfRange) add("an index out of range in self (index_select, embedding)");
+  if (codes & kIndexOutOfRange) add("an index out of range in self (index_select, embedding, embedding_bag)");
   if (codes & kTargetOutOfRange) add("a target out of bounds (nll_loss, cross_entropy: [0, classes) or ignore_index)");
   if (codes & kPositionOutOfRange) {
     add("an index out of bounds for its dimension (gather, scatter, scatter_reduce, index_add, index_copy, "
         "index_fill_, index_reduce, take, put_ or indexing with tensors)");
+  }
+  if (codes & kBadOffsets) {
+    add("embedding_bag offsets that do not start at 0, decrease, or pass the end of the indices");
   }
   if (codes & kCompiledIndexOutOfRange) {
     add("an index out of range in a compiled kernel (an indexing, embedding, gather or loss target of a "

@@ -13,10 +13,11 @@ namespace foo_cl::runtime {
 
 // The codes of kernels_cl/common.clh's FOO_ERROR_* (bits of the error word).
 enum DeviceError : cl_uint {
-  kIndexOutOfRange = 1,          // index_select, embedding: "index out of range in self"
+  kIndexOutOfRange = 1,          // index_select, embedding, embedding_bag: "index out of range in self"
   kTargetOutOfRange = 2,         // nll_loss, cross_entropy: a target outside [0, classes)
   kCompiledIndexOutOfRange = 4,  // an indirect index of a torch.compile'd kernel
   kPositionOutOfRange = 8,       // gather, scatter, index_add/copy/fill_, take, put_, indexing with tensors
+  kBadOffsets = 16,              // embedding_bag: offsets not from 0, decreasing or past the indices' end
 };
 
 // The error word of `device`, for a kernel argument.

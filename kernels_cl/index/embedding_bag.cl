@@ -4,7 +4,9 @@
 // its per-sample weight with PER_SAMPLE_WEIGHTS), MODE_MEAN divides the sum by their number (an
 // empty bag gives 0), MODE_MAX keeps the largest and writes its row to max_indices (-1 and 0 for an
 // empty bag). Feature 0's work-item also writes offset2bag (each position's bag) and bag_size (how
-// many rows it folded). Indices and offsets come checked. Build options: DT, ACC (the accumulation
+// many rows it folded). An index outside [0, rows) reports FOO_ERROR_INDEX and is left out; offsets
+// that do not start at 0, decrease or pass the end of the indices report FOO_ERROR_OFFSETS, and the
+// bag is left empty. Build options: DT, ACC (the accumulation
 // dtype), IT (the dtype of indices, offsets and the index outputs), MODE_SUM, MODE_MEAN or MODE_MAX,
 // PER_SAMPLE_WEIGHTS, INDEX_T.
 #include "common.clh"
@@ -19,8 +21,8 @@ __kernel void embedding_bag(__global const char* weight, ulong weight_offset, __
                             __global char* out, ulong out_offset, __global char* offset2bag, ulong offset2bag_offset,
                             __global char* bag_size, ulong bag_size_offset, __global char* max_indices,
                             ulong max_indices_offset, long weight_stride0, long weight_stride1,
-                            long per_sample_weights_stride, ulong n_bags, ulong n_indices, ulong dim, long padding_idx,
-                            INDEX_T n) {
+                            long per_sample_weights_stride, ulong n_bags, ulong n_offsets, ulong n_indices, ulong dim,
+                            ulong rows, long padding_idx, FOO_ERROR_PARAM, INDEX_T n) {
   __global const st* w = FOO_PTR(const st, weight, weight_offset);
   __global const it* idx = FOO_PTR(const it, indices, indices_offset);
   __global const it* off = FOO_PTR(const it, offsets, offsets_offset);
@@ -28,7 +30,11 @@ __kernel void embedding_bag(__global const char* weight, ulong weight_offset, __
   __global it* bag_of = FOO_PTR(it, offset2bag, offset2bag_offset);
   FOO_GRID_LOOP(e, n) {
     const ulong b = e / dim, d = e % dim;
-    const ulong begin = (ulong)off[b], end = b + 1 < n_bags ? (ulong)off[b + 1] : n_indices;
+    // The offset after this bag's (n_indices after the last) bounds it as CPU checks offsets.
+    const long first = (long)off[b], next = b + 1 < n_offsets ? (long)off[b + 1] : (long)n_indices;
+    const bool bad = (b == 0 && first != 0) || first > next || next > (long)n_indices;
+    if (bad) FOO_REPORT(FOO_ERROR_OFFSETS);
+    const ulong begin = bad ? 0 : (ulong)first, end = bad ? 0 : b + 1 < n_bags ? (ulong)next : n_indices;
     acc_t acc = 0;
     long count = 0;
 #ifdef MODE_MAX
@@ -37,6 +43,10 @@ __kernel void embedding_bag(__global const char* weight, ulong weight_offset, __
     for (ulong i = begin; i < end; ++i) {
       const long row = (long)idx[i];
       if (d == 0) bag_of[i] = (it)b;
+      if (row < 0 || row >= (long)rows) {
+        FOO_REPORT(FOO_ERROR_INDEX);
+        continue;
+      }
       if (row == padding_idx) continue;
       const acc_t v = FOO_CONVERT(DT, FOO_LOAD(DT, w, row * weight_stride0 + (long)d * weight_stride1));
 #if defined(MODE_MAX)
