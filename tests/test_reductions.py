@@ -18,6 +18,7 @@ from conftest import (
     LAYOUTS,
     Layout,
     assert_close_to_cpu,
+    assert_exact,
     dtype_id,
     failures_in_fresh_process,
     run_like_cpu,
@@ -350,6 +351,32 @@ def test_arg_reductions_pick_the_first_tie_and_nan():
     assert x.argmin(1).tolist() == [5, 0, 3, 0, 2]
     assert x.max(1).indices.tolist() == [1, 0, 3, 0, 3]
     assert x.argmax().item() == 6
+
+
+@pytest.mark.parametrize("length", [100, 1000, 70000])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dtype_id)
+def test_arg_reductions_along_long_rows_match_cpu(dtype, length):
+    """Rows long enough for vector lanes, their tails and (70000) several slices a row: values with many ties, NaNs
+    in lanes and in tails, infinities; every op gives the CPU's first index."""
+    g = torch.Generator().manual_seed(length)
+    x = torch.randint(-3, 4, (6, length), generator=g).to(dtype)
+    x[1, [17, length // 2, length - 1]] = NAN
+    x[2, length - 2] = NAN
+    x[3] = 2.0
+    x[4] = -INF
+    x[4, length - 3] = INF
+    ops = {
+        "argmax": lambda t: t.argmax(1),
+        "argmin": lambda t: t.argmin(1),
+        "max": lambda t: t.max(1),
+        "min": lambda t: t.min(1),
+        "argmax_all": lambda t: t.argmax(),
+        "argmin_of_rows_without_nan": lambda t: t[[0, 3, 4, 5]].argmin(1),
+    }
+    for op in ops.values():
+        expected, actual = op(x), op(x.to(FOO))
+        for want, got in zip(expected, actual) if isinstance(expected, tuple) else [(expected, actual)]:
+            assert_exact(got.cpu(), want)
 
 
 # Rows and columns without ties among their numbers (the CPU's index of a tied median depends on its partial

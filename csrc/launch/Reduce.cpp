@@ -65,12 +65,14 @@ int64_t product(const std::vector<Dim>& dims) {
   return n;
 }
 
-// The kernels_cl program of a reduction, the build options of its variant, and whether it is
-// REDUCE_VECTOR_SAFE (reduce/reduce.clh: vectors along contiguous runs on CPU devices).
+// The kernels_cl program of a reduction, the build options of its variant, whether it is
+// REDUCE_VECTOR_SAFE (reduce/reduce.clh: vectors along contiguous runs on CPU devices), and whether
+// it takes REDUCE_ARG_LANES there instead (argmax and friends, on floating inputs).
 struct Program {
   const char* key;
   const char* options;
   bool vector_safe = false;
+  bool arg_lanes = false;
 };
 
 Program program(Reduction reduction) {
@@ -88,13 +90,13 @@ Program program(Reduction reduction) {
     case Reduction::kAmin:
       return {"reduce/amin", "", true};
     case Reduction::kArgmax:
-      return {"reduce/argmax", ""};
+      return {"reduce/argmax", "", false, true};
     case Reduction::kArgmin:
-      return {"reduce/argmax", "-DARGMIN"};
+      return {"reduce/argmax", "-DARGMIN", false, true};
     case Reduction::kMax:
-      return {"reduce/argmax", "-DWITH_VALUES"};
+      return {"reduce/argmax", "-DWITH_VALUES", false, true};
     case Reduction::kMin:
-      return {"reduce/argmax", "-DWITH_VALUES -DARGMIN"};
+      return {"reduce/argmax", "-DWITH_VALUES -DARGMIN", false, true};
     case Reduction::kAll:
       return {"reduce/all", ""};
     case Reduction::kAny:
@@ -289,8 +291,10 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
   // to pay for a run's offset; "L=128" elsewhere) into `values` and `positions`.
   constexpr int64_t kMinVectorRun = 64;
   const Dim& fastest = red.back();  // row-major: the last reduced dim is the layout's dim 0
-  const bool vectorized = info.cpu_class && prog.vector_safe && fastest.strides[0] == in_size &&
-                          (red.size() == 1 || fastest.size >= kMinVectorRun) && self.scalar_type() == op.compute;
+  const bool vectorized = info.cpu_class &&
+                          (prog.vector_safe || (prog.arg_lanes && c10::isFloatingType(self.scalar_type()))) &&
+                          fastest.strides[0] == in_size && (red.size() == 1 || fastest.size >= kMinVectorRun) &&
+                          self.scalar_type() == op.compute;
   auto launch_slices = [&](const tune::Candidate& candidate, const at::Tensor& values, const at::Tensor& positions) {
     const int64_t local = tune::param(candidate, "L");
     std::string build = options + " -DLOCAL_SIZE=" + std::to_string(local);

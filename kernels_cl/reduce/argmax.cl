@@ -1,5 +1,6 @@
 // reduce/argmax: the largest element and its first index, NaN counting as largest (as CPU).
-// WITH_VALUES writes the value and the index (max.dim); otherwise only the index (argmax).
+// WITH_VALUES writes the value and the index (max.dim); otherwise only the index (argmax). Floating
+// inputs (VEC, set by the host) take vector lanes along contiguous runs.
 #include "compute.clh"
 
 typedef struct {
@@ -23,7 +24,15 @@ inline foo_arg foo_arg_combine(foo_arg a, foo_arg b) {
   return foo_arg_wins(a.value, a.index, b.value, b.index) ? a : b;
 }
 
+// Whether lanes of x take the place of best (vectors, as the lanes of reduce.clh's REDUCE_ARG_LANES).
+#ifdef ARGMIN
+#define FOO_ARG_TAKES(x, best) (((x) < (best)) | (isnan(x) & ~isnan(best)))
+#else
+#define FOO_ARG_TAKES(x, best) (((x) > (best)) | (isnan(x) & ~isnan(best)))
+#endif
+
 #define REDUCE_EXACT
+#define REDUCE_ARG_LANES
 #define ACC_T foo_arg
 #define INIT ((foo_arg){0, -1})
 #define REDUCE(acc, x, idx) foo_arg_combine(acc, (foo_arg){x, (long)(idx)})
