@@ -731,6 +731,14 @@ def test_take_errors_match_cpu(case):
     check_raises_like_cpu(lambda: torch.take(x, index), lambda: torch.take(x.to(FOO), index.to(FOO)))
 
 
+def test_take_and_put_with_an_index_on_the_cpu_raise_the_device_error():
+    x = torch.zeros(3, 4, device=FOO)
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device.*take"):
+        x.take(torch.tensor([1]))
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device.*put_"):
+        x.put_(torch.tensor([1]), torch.ones(1, device=FOO))
+
+
 @pytest.mark.parametrize("layout", ["contiguous", "transposed"])
 def test_take_gradient_matches_cpu(layout):
     """Repeated positions accumulate their gradients."""

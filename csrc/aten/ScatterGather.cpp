@@ -170,6 +170,8 @@ Tensor& index_fill_tensor_(Tensor& self, int64_t dim, const Tensor& index, const
 Tensor flat_positions(const char* op, const char* empty_message, const Tensor& self, const Tensor& index) {
   TORCH_CHECK(index.scalar_type() == at::kLong, op, "(): Expected a long tensor for index, but got ",
               index.scalar_type());
+  TORCH_CHECK(index.device() == self.device(), "Expected all tensors to be on the same device, but found at least two ",
+              "devices, ", self.device(), " and ", index.device(), "! (in ", op, "(): index)");
   const int64_t n = self.numel();
   TORCH_CHECK_INDEX(n > 0 || index.numel() == 0, op, "(): ", empty_message);
   return launch::launch_positions(index.reshape(-1), n, /*wrap=*/true);

@@ -150,7 +150,7 @@ void launch_fold_sorted(const at::Tensor& out, const at::Tensor& keys, const at:
 
 at::Tensor launch_positions(const at::Tensor& index, int64_t size, bool wrap, const at::Tensor& base) {
   const at::Tensor p = index.contiguous();
-  TORCH_INTERNAL_ASSERT(p.scalar_type() == at::kLong &&
+  TORCH_INTERNAL_ASSERT(p.scalar_type() == at::kLong && p.device().is_privateuseone() &&
                         (!base.defined() || (base.is_contiguous() && base.sizes() == p.sizes())));
   at::Tensor out = at::empty(p.sizes(), p.options());
   const int64_t n = p.numel();
