@@ -224,6 +224,7 @@ BAD_INDICES_AND_OFFSETS = {
     "first_offset_not_0": ([1, 2, 3], [1, 2], {}, "offsets that do not start at 0"),
     "last_offset_past_end": ([1, 2, 3], [0, 4], {}, "pass the end of the indices"),
     "decreasing_offsets": ([1, 2, 3], [0, 2, 1], {}, "decrease"),
+    "negative_offsets": ([1, 2, 3], [0, -3, -2], {}, "decrease"),
     "last_offset_past_end_included": ([1, 2, 3], [0, 1, 5], {"include_last_offset": True}, "pass the end"),
 }
 
@@ -233,12 +234,28 @@ def test_bad_indices_and_offsets_raise_index_error_at_the_next_synchronisation(c
     """The CPU raises at the op; foo's kernel reports them without a wait, and the next synchronisation raises."""
     indices, offsets, kwargs, message = case
     weight = randn(10, 3)
-    with pytest.raises(RuntimeError):
+    with pytest.raises((RuntimeError, IndexError)):
         F.embedding_bag(torch.tensor(indices), weight, torch.tensor(offsets), **kwargs)
     F.embedding_bag(torch.tensor(indices, device=FOO), weight.to(FOO), torch.tensor(offsets, device=FOO), **kwargs)
     with pytest.raises(IndexError, match=message):
         torch.foo.synchronize()
     torch.foo.synchronize()  # reported once
+
+
+def test_the_gradient_after_bad_offsets_raises_at_the_next_synchronisation():
+    """The backward reads the forward's bag of each position: one of no bag (its offsets were bad) adds nothing."""
+    weight = randn(10, 3).to(FOO).requires_grad_()
+    F.embedding_bag(torch.tensor([1, 2, 3], device=FOO), weight, torch.tensor([0, -3, -2], device=FOO)).sum().backward()
+    with pytest.raises(IndexError, match="offsets"):
+        torch.foo.synchronize()
+
+
+def test_offsets_without_indices_or_bags_must_be_zeros():
+    weight = randn(10, 3).to(FOO)
+    with pytest.raises(RuntimeError, match="every offset has to be 0"):
+        F.embedding_bag(
+            torch.tensor([1, 2], device=FOO), weight, torch.tensor([5], device=FOO), include_last_offset=True
+        )
 
 
 def test_offsets_without_indices_must_be_zeros():

@@ -250,6 +250,56 @@ def test_out_of_range_positions_raise_index_error_at_the_next_synchronisation(ca
     torch.foo.synchronize()  # reported once
 
 
+# name: (an op writing on device d at positions with a bad one, the same op at the good positions only)
+BAD_WRITES = {
+    "index_fill": (
+        lambda d: torch.zeros(3, 2, device=d).index_fill_(0, tensor([1, 3], d), 2.0),
+        lambda d: torch.zeros(3, 2, device=d).index_fill_(0, tensor([1], d), 2.0),
+    ),
+    "index_put": (
+        lambda d: torch.zeros(4, device=d).index_put_((tensor([0, 7], d),), tensor([1.0, 2.0], d)),
+        lambda d: torch.zeros(4, device=d).index_put_((tensor([0], d),), tensor([1.0], d)),
+    ),
+    "index_put_accumulate": (
+        lambda d: torch.zeros(3, 2, device=d).index_put_(
+            (tensor([1, 9, 2], d), tensor([0, 1, -1], d)), tensor([3.0, 4.0, 5.0], d), accumulate=True
+        ),
+        lambda d: torch.zeros(3, 2, device=d).index_put_(
+            (tensor([1, 2], d), tensor([0, -1], d)), tensor([3.0, 5.0], d), accumulate=True
+        ),
+    ),
+    "put": (
+        lambda d: torch.zeros(2, 3, device=d).put_(tensor([2, 20, -1], d), tensor([5.0, 6.0, 7.0], d)),
+        lambda d: torch.zeros(2, 3, device=d).put_(tensor([2, -1], d), tensor([5.0, 7.0], d)),
+    ),
+    "scatter_add": (
+        lambda d: torch.zeros(3, 3, device=d).scatter_add(0, tensor([[0, 5, 1]], d), torch.ones(1, 3, device=d)),
+        lambda d: torch.zeros(3, 3, device=d).index_put_((tensor([0, 1], d), tensor([0, 2], d)), tensor(1.0, d)),
+    ),
+    "scatter": (
+        lambda d: torch.zeros(3, 3, device=d).scatter(1, tensor([[2, -1, 0]], d), 4.0),
+        lambda d: torch.zeros(3, 3, device=d).index_put_((tensor([0, 0], d), tensor([2, 0], d)), tensor(4.0, d)),
+    ),
+}
+
+
+@pytest.mark.parametrize("deterministic", [False, True], ids=["atomic", "deterministic"])
+@pytest.mark.parametrize("case", BAD_WRITES.values(), ids=BAD_WRITES.keys())
+def test_writes_leave_bad_positions_out(case, deterministic):
+    """A bad position raises at the next synchronisation and writes nothing; the good ones are written as the CPU
+    writes them (not clamped into the first or last element)."""
+    with_bad, good_only = case
+    previous = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(deterministic)
+    try:
+        written = with_bad(FOO)
+    finally:
+        torch.use_deterministic_algorithms(previous)
+    with pytest.raises(IndexError, match="out of bounds for its dimension"):
+        torch.foo.synchronize()
+    assert_exact(written.cpu(), good_only("cpu"))
+
+
 def test_an_out_of_range_gather_position_leaves_the_others_right():
     x, index = randn(3, 4), torch.tensor([[0, 4, 3], [-1, 1, 2]])
     gathered = x.to(FOO).gather(1, index.to(FOO))

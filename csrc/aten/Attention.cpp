@@ -59,9 +59,11 @@ double scale_of(const Tensor& q, std::optional<double> scale) {
 
 void check_fusable(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p) {
   TORCH_CHECK(dropout_p >= 0 && dropout_p <= 1, "dropout probability has to be between 0 and 1, but got ", dropout_p);
-  TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && k.size(1) == q.size(1) && v.size(1) == q.size(1),
+  TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && k.size(0) == q.size(0) && v.size(0) == q.size(0) &&
+                  k.size(1) == q.size(1) && v.size(1) == q.size(1) && k.size(2) == v.size(2) &&
+                  k.size(3) == q.size(3),
               "foo-cl: the fused scaled_dot_product_attention takes [batch, heads, length, dim] query, key and value "
-              "with as many heads each, got ",
+              "with one batch size and as many heads each, keys as long as values and as wide as queries, got ",
               q.sizes(), ", ", k.sizes(), " and ", v.sizes());
 }
 

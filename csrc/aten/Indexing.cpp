@@ -141,9 +141,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight, c
   const c10::DeviceGuard guard(weight.device());
 
   // Indices and offsets are checked by the kernel (launch_embedding_bag), without a wait; without
-  // indices there is no kernel, and the offsets (all 0 if valid) are checked here.
-  if (n == 0 && offsets.numel() > 0) {
-    TORCH_CHECK(offsets.eq(0).all().item<bool>(), "embedding_bag: without indices every offset has to be 0");
+  // indices or bags there is no kernel, and the offsets (all 0 if valid) are checked here.
+  if ((n == 0 || bags == 0) && offsets.numel() > 0) {
+    TORCH_CHECK(offsets.eq(0).all().item<bool>(),
+                "embedding_bag: without indices or bags every offset has to be 0, but got ", offsets.cpu());
   }
 
   const Tensor out = at::empty({bags, weight.size(1)}, weight.options());
@@ -315,7 +316,8 @@ Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_si
 }
 
 // Advanced indexing, on self with its indexed dims moved to the front and merged into one: the
-// merged positions (indices broadcast, negatives wrapped, checked by launch_positions), their shape, and where the
+// merged positions (indices broadcast, negatives wrapped, checked by launch_positions: bad ones 0 for
+// reads, -1 for writes, which the scatters leave out), their shape, and where the
 // result's indexed dims go (numpy's rule: in place if the indexed dims are adjacent, else first).
 struct MergedIndex {
   Tensor front;                         // self, indexed dims first (a view)
@@ -325,7 +327,7 @@ struct MergedIndex {
   int64_t place = 0;                    // where the index dims go in the result
 };
 
-MergedIndex merge_indices(const Tensor& self, const c10::List<std::optional<Tensor>>& indices) {
+MergedIndex merge_indices(const Tensor& self, const c10::List<std::optional<Tensor>>& indices, bool for_writes) {
   std::vector<Tensor> expanded = at::native::expandTensors(self, indices);
   TORCH_CHECK_INDEX(expanded.size() <= static_cast<size_t>(self.dim()), "too many indices for tensor of dimension ",
                     self.dim(), " (got ", expanded.size(), ")");
@@ -350,7 +352,7 @@ MergedIndex merge_indices(const Tensor& self, const c10::List<std::optional<Tens
   for (int64_t j = 0; j < m.indexed; ++j) {
     const int64_t size = m.front.size(j);
     TORCH_CHECK_INDEX(size > 0 || defined[j].numel() == 0, "index is out of bounds for dimension with size 0");
-    m.positions = launch::launch_positions(defined[j], size, /*wrap=*/true, m.positions);
+    m.positions = launch::launch_positions(defined[j], size, /*wrap=*/true, for_writes, m.positions);
   }
   return m;
 }
@@ -367,7 +369,7 @@ std::vector<int64_t> merged_shape(const MergedIndex& m) {
 
 Tensor& index_out(const Tensor& self, const c10::List<std::optional<Tensor>>& indices, Tensor& out) {
   const c10::DeviceGuard guard(self.device());
-  const MergedIndex m = merge_indices(self, indices);
+  const MergedIndex m = merge_indices(self, indices, /*for_writes=*/false);
   const std::vector<int64_t> merged = merged_shape(m);
   const std::vector<int64_t> rest(merged.begin() + 1, merged.end());
   Tensor result = at::index_select(m.front.reshape(merged), 0, m.positions.reshape(-1));
@@ -400,7 +402,7 @@ Tensor& index_put_impl_(Tensor& self, const c10::List<std::optional<Tensor>>& in
               "Index put requires the source and destination dtypes match, got ", self.scalar_type(),
               " for the destination and ", values.scalar_type(), " for the source.");
   const c10::DeviceGuard guard(self.device());
-  const MergedIndex m = merge_indices(self, indices);
+  const MergedIndex m = merge_indices(self, indices, /*for_writes=*/true);
   const std::vector<int64_t> merged = merged_shape(m);
   const std::vector<int64_t> rest(merged.begin() + 1, merged.end());
   const int64_t k = static_cast<int64_t>(m.index_shape.size());

@@ -153,7 +153,7 @@ Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const c10::S
   const Tensor positions = index.to(self.device()).reshape(-1);
   if (positions.numel() == 0 || self.numel() == 0) return self;
   const Tensor target = self.dim() == 0 ? self.view({1}) : self;
-  const Tensor wrapped = launch::launch_positions(positions, target.size(dim), /*wrap=*/true);
+  const Tensor wrapped = launch::launch_positions(positions, target.size(dim), /*wrap=*/true, /*for_writes=*/true);
   std::vector<int64_t> shape = target.sizes().vec();
   shape[dim] = positions.numel();
   scatter_into(target, target, dim, positions_along(wrapped, shape, dim), Tensor(), value);
@@ -166,15 +166,16 @@ Tensor& index_fill_tensor_(Tensor& self, int64_t dim, const Tensor& index, const
   return index_fill_(self, dim, index, value.item());
 }
 
-// take and put_ index the tensor as if it were 1-d; negative positions count from the end.
-Tensor flat_positions(const char* op, const char* empty_message, const Tensor& self, const Tensor& index) {
+// take and put_ index the tensor as if it were 1-d; negative positions count from the end. The
+// index, checked as CPU checks it before its positions, flattened.
+Tensor flat_index(const char* op, const char* empty_message, const Tensor& self, const Tensor& index) {
   TORCH_CHECK(index.scalar_type() == at::kLong, op, "(): Expected a long tensor for index, but got ",
               index.scalar_type());
   TORCH_CHECK(index.device() == self.device(), "Expected all tensors to be on the same device, but found at least two ",
               "devices, ", self.device(), " and ", index.device(), "! (in ", op, "(): index)");
   const int64_t n = self.numel();
   TORCH_CHECK_INDEX(n > 0 || index.numel() == 0, op, "(): ", empty_message);
-  return launch::launch_positions(index.reshape(-1), n, /*wrap=*/true);
+  return index.reshape(-1);
 }
 
 Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
@@ -182,7 +183,8 @@ Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
               "take(): self and result expected to have the same dtype, but got self.dtype = ", self.scalar_type(),
               " and result.dtype = ", out.scalar_type());
   const c10::DeviceGuard guard(self.device());
-  const Tensor positions = flat_positions("take", "tried to take from an empty tensor", self, index);
+  const Tensor flat = flat_index("take", "tried to take from an empty tensor", self, index);
+  const Tensor positions = launch::launch_positions(flat, self.numel(), /*wrap=*/true, /*for_writes=*/false);
   const Tensor values = at::index_select(self.reshape(-1), 0, positions);
   at::native::resize_output(out, index.sizes());
   out.copy_(values.view(index.sizes()));
@@ -202,10 +204,10 @@ Tensor& put_(Tensor& self, const Tensor& index, const Tensor& source, bool accum
               "put_(): Expected source and index to have the same number of elements, but got source.numel() = ",
               source.numel(), ", index.numel() = ", index.numel());
   const c10::DeviceGuard guard(self.device());
-  const Tensor positions = flat_positions("put_", "Tried to put elements into an empty tensor", self, index);
+  const Tensor positions = flat_index("put_", "Tried to put elements into an empty tensor", self, index);
   if (positions.numel() == 0) return self;
   Tensor flat = self.is_contiguous() ? self.view(-1) : self.reshape(-1).clone();
-  flat.index_put_({positions}, source.reshape(-1), accumulate);
+  flat.index_put_({positions}, source.reshape(-1), accumulate);  // which wraps and checks the positions
   if (!self.is_contiguous()) self.copy_(flat.view(self.sizes()));
   return self;
 }

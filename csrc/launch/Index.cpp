@@ -14,6 +14,7 @@
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/where.h>
 #include <c10/core/DeviceGuard.h>
 
 #include <string>
@@ -148,7 +149,7 @@ void launch_fold_sorted(const at::Tensor& out, const at::Tensor& keys, const at:
       .launch(n);
 }
 
-at::Tensor launch_positions(const at::Tensor& index, int64_t size, bool wrap, const at::Tensor& base) {
+at::Tensor launch_positions(const at::Tensor& index, int64_t size, bool wrap, bool for_writes, const at::Tensor& base) {
   const at::Tensor p = index.contiguous();
   TORCH_INTERNAL_ASSERT(p.scalar_type() == at::kLong && p.device().is_privateuseone() &&
                         (!base.defined() || (base.is_contiguous() && base.sizes() == p.sizes())));
@@ -158,6 +159,7 @@ at::Tensor launch_positions(const at::Tensor& index, int64_t size, bool wrap, co
   const c10::DeviceGuard guard(p.device());
   std::string options = index_option(n);
   if (wrap) options += "-DWRAP ";
+  if (for_writes) options += "-DSKIP_BAD ";
   if (base.defined()) options += "-DHAS_BASE ";
   KernelCall(p.device().index(), "index/positions", "positions", options)
       .buffer(p.const_data_ptr())
@@ -175,7 +177,7 @@ void launch_index_select(const at::Tensor& self, int64_t dim, const at::Tensor& 
   if (n == 0) return;
   const c10::DeviceGuard guard(self.device());
   const at::Tensor result = dense_output(out);
-  const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
+  const int64_t size = dim_size(self, dim);
   int64_t inner = 1;
   for (int64_t d = dim + 1; d < self.dim(); ++d) inner *= self.size(d);
   KernelCall(self.device().index(), "index/index_select", "index_select_contig",
@@ -222,7 +224,8 @@ void launch_embedding_backward(const at::Tensor& grad, const at::Tensor& indices
     call.buffer(bags->offset2bag.const_data_ptr())
         .buffer(bags->bag_size.const_data_ptr())
         .buffer(or_unused(weights, rows))
-        .value(static_cast<int64_t>(weights ? weights->stride(0) : 0));
+        .value(static_cast<int64_t>(weights ? weights->stride(0) : 0))
+        .value(static_cast<uint64_t>(rows.size(0)));
   }
   call.count(n).launch(n);
 }
@@ -334,8 +337,10 @@ void launch_scatter_sorted(const at::Tensor& out, int64_t dim, const at::Tensor&
   const at::Tensor work = out.is_contiguous() ? out : out.contiguous();
   const at::Tensor linear = at::arange(work.numel(), index.options()).view(work.sizes());
   const int64_t dim_stride = work.dim() == 0 ? 0 : linear.stride(dim);
-  const at::Tensor checked = launch_positions(index, dim_size(work, dim), /*wrap=*/false).view(index.sizes());
-  const at::Tensor keys = (along_index(linear, index, dim, true) + checked * dim_stride).reshape(-1);
+  const at::Tensor checked =
+      launch_positions(index, dim_size(work, dim), /*wrap=*/false, /*for_writes=*/true).view(index.sizes());
+  const at::Tensor keys =
+      at::where(checked.lt(0), -1, along_index(linear, index, dim, true) + checked * dim_stride).reshape(-1);
   const at::Tensor values = along_index(src, index, dim, false).contiguous().view({1, -1, 1});
   launch_fold_sorted(work.view({1, work.numel(), 1}), keys, values, fold);
   copy_back(work, out);

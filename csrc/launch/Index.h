@@ -20,7 +20,7 @@ bool has_atomics_for(const at::Tensor& out);
 // out (contiguous [outer, size, inner]) row keys[i] folds in values[:, i, :] (contiguous
 // [outer, m, inner], out's dtype), in increasing i: kSum, kProd, kAmax and kAmin combine them with
 // what the row holds (accumulating 16-bit floats in float32, rounded once), kLast writes the last
-// one. Keys are int64 in [0, size).
+// one. Keys are int64 in [0, size), or negative for a bad position (launch_positions), left out.
 void launch_fold_sorted(const at::Tensor& out, const at::Tensor& keys, const at::Tensor& values, Fold fold);
 
 // out (any layout; self's sizes with index's length at dim) = self (contiguous) at the positions of
@@ -68,8 +68,11 @@ void launch_nonzero(const at::Tensor& selected, const at::Tensor& positions, con
 // index (int64, any layout) as positions in [0, size), contiguous: with `wrap` a negative one counts
 // from the end; with `base` (contiguous, index's shape) base * size is added, merging one more indexed
 // dim into base's positions. A position outside [-size, size) (with `wrap`; else [0, size)) reports
-// an error to the device's error word and becomes 0 (runtime/DeviceErrors): no wait for the device.
-at::Tensor launch_positions(const at::Tensor& index, int64_t size, bool wrap, const at::Tensor& base = {});
+// an error to the device's error word (runtime/DeviceErrors), without a wait for the device, and
+// becomes 0, in bounds for reads; `for_writes` makes it -1 instead (and any position merged with a
+// -1), which the scatters and launch_fold_sorted leave out.
+at::Tensor launch_positions(const at::Tensor& index, int64_t size, bool wrap, bool for_writes,
+                            const at::Tensor& base = {});
 
 // out (index's shape) = self at index's positions along dim, at out's own coordinates along the others.
 // Here and in the scatters below, a position outside [0, size) along dim is reported to the device's

@@ -3,7 +3,8 @@
 // original positions, so each row finds its range by binary search (deterministic, no atomics).
 // With BAGS (nn.EmbeddingBag's sum and mean) position i's gradient row is that of its bag,
 // offset2bag[i], times its per-sample weight (PER_SAMPLE_WEIGHTS) or divided
-// by its bag's size (MODE_MEAN). Build options: DT (dtype name), ACC, INDEX_T, SCALE_BY_FREQUENCY;
+// by its bag's size (MODE_MEAN); a position outside every bag (bad offsets, which the forward
+// reported) adds nothing. Build options: DT (dtype name), ACC, INDEX_T, SCALE_BY_FREQUENCY;
 // BAGS, IT (the dtype of offset2bag and bag_size), PER_SAMPLE_WEIGHTS, MODE_MEAN.
 #include "common.clh"
 
@@ -34,7 +35,7 @@ __kernel void embedding_backward(__global const char* grad, ulong grad_offset, _
                                  __global const char* offset2bag, ulong offset2bag_offset,
                                  __global const char* bag_size, ulong bag_size_offset,
                                  __global const char* per_sample_weights, ulong per_sample_weights_offset,
-                                 long per_sample_weights_stride,
+                                 long per_sample_weights_stride, ulong n_bags,
 #endif
                                  INDEX_T n) {
   __global const st* g = FOO_PTR(const st, grad, grad_offset);
@@ -50,6 +51,7 @@ __kernel void embedding_backward(__global const char* grad, ulong grad_offset, _
       for (ulong i = first; i < last; ++i) {
 #ifdef BAGS
         const long bag = (long)FOO_PTR(const it, offset2bag, offset2bag_offset)[p[i]];
+        if ((ulong)bag >= n_bags) continue;  // a position of no bag: its offsets were reported bad
         acc_t v = FOO_CONVERT(DT, FOO_LOAD(DT, g, bag * dim + d));
 #ifdef PER_SAMPLE_WEIGHTS
         __global const st* psw = FOO_PTR(const st, per_sample_weights, per_sample_weights_offset);

@@ -32,7 +32,7 @@ __kernel void embedding_bag(__global const char* weight, ulong weight_offset, __
     const ulong b = e / dim, d = e % dim;
     // The offset after this bag's (n_indices after the last) bounds it as CPU checks offsets.
     const long first = (long)off[b], next = b + 1 < n_offsets ? (long)off[b + 1] : (long)n_indices;
-    const bool bad = (b == 0 && first != 0) || first > next || next > (long)n_indices;
+    const bool bad = (b == 0 && first != 0) || first < 0 || first > next || next > (long)n_indices;
     if (bad) FOO_REPORT(FOO_ERROR_OFFSETS);
     const ulong begin = bad ? 0 : (ulong)first, end = bad ? 0 : b + 1 < n_bags ? (ulong)next : n_indices;
     acc_t acc = 0;

@@ -1,6 +1,7 @@
 // index/fold_sorted: writes runs of values into rows of an [outer, size, inner] tensor, each row
 // folding its values in their original order (deterministic, no atomics). `keys` are the rows,
-// sorted stably, `order` the values' original positions; the work-item at the start of a run folds
+// sorted stably (a negative one, a bad position index/positions reported, is left out), `order`
+// the values' original positions; the work-item at the start of a run folds
 // it in ACC (float for 16-bit floats: one rounding per row) and then writes out once.
 // Build options: DT, ACC (dtype names), FOLD_SUM, FOLD_PROD, FOLD_AMAX, FOLD_AMIN (NaN wins, as in
 // CPU's scatter_reduce) or FOLD_LAST (the last value wins), INDEX_T.
@@ -28,7 +29,7 @@ __kernel void fold_sorted(__global char* out, ulong out_offset, __global const c
   __global const long* p = FOO_PTR(const long, order, order_offset);
   FOO_GRID_LOOP(e, n) {
     const ulong d = e % inner, j = (e / inner) % m, outer = e / inner / m;
-    if (j > 0 && k[j - 1] == k[j]) continue;
+    if (k[j] < 0 || (j > 0 && k[j - 1] == k[j])) continue;
     ulong end = j + 1;
     while (end < m && k[end] == k[j]) ++end;
     __global const st* row = v + outer * m * inner + d;
