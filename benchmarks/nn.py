@@ -91,19 +91,21 @@ def fused_adam_step(device: str) -> Op:
     return _adam(device, fused=device == "foo")
 
 
-def _training_step(model: torch.nn.Module, batches: list, device: str, train) -> Op:
-    model = copy.deepcopy(model)
-    return lambda: train(model, device, batches)
+def _training_step(module, model: torch.nn.Module, device: str) -> Op:
+    """One step of a training loop: the model is on `device` and its Adam built (by the warm-up calls, its state
+    too) before the timed calls, each of which moves a batch to the device and trains on it."""
+    step = module.training_step(copy.deepcopy(model), device)
+    ((inputs, targets),) = module.synthetic_batches(1)
+    return lambda: step(inputs, targets)
 
 
 @benchmark("training step, small CNN", size="batch 16, 3x32x32", unit="ms", work=1, repeat=20)
 def cnn_step(device: str) -> Op:
     torch.manual_seed(0)
-    return _training_step(train_cnn.SmallCNN(), train_cnn.synthetic_batches(1), device, train_cnn.train)
+    return _training_step(train_cnn, train_cnn.SmallCNN(), device)
 
 
 @benchmark("training step, small transformer", size="batch 8, 32 tokens", unit="ms", work=1, repeat=20)
 def transformer_step(device: str) -> Op:
     torch.manual_seed(0)
-    model = train_transformer.TinyLM()
-    return _training_step(model, train_transformer.synthetic_batches(1), device, train_transformer.train)
+    return _training_step(train_transformer, train_transformer.TinyLM(), device)

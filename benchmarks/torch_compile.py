@@ -58,9 +58,10 @@ def training_step_ops(module, make_model: Callable[[], torch.nn.Module]) -> Call
     def make() -> tuple[Callable, Callable]:
         torch.manual_seed(0)
         model = make_model().to("foo")
-        batches = module.synthetic_batches(1)
-        compiled = torch.compile(copy.deepcopy(model))
-        return lambda: module.train(compiled, "foo", batches), lambda: module.train(model, "foo", batches)
+        ((inputs, targets),) = module.synthetic_batches(1)
+        compiled = module.training_step(torch.compile(copy.deepcopy(model)), "foo")
+        eager = module.training_step(model, "foo")
+        return lambda: compiled(inputs, targets), lambda: eager(inputs, targets)
 
     return make
 

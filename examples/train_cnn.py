@@ -34,6 +34,10 @@ def synthetic_batches(steps: int, batch: int = 16, seed: int = 0) -> list[tuple[
     ]
 
 
+def training_step(model: nn.Module, device: str, amp: bool = False) -> training.Step:
+    return training.training_step(model, device, F.cross_entropy, amp)
+
+
 def train(model: nn.Module, device: str, batches, amp: bool = False) -> list[float]:
     return training.train(model, device, batches, F.cross_entropy, amp)
 

@@ -40,6 +40,10 @@ def next_token_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
 
 
+def training_step(model: nn.Module, device: str, amp: bool = False) -> training.Step:
+    return training.training_step(model, device, next_token_loss, amp)
+
+
 def train(model: nn.Module, device: str, batches, amp: bool = False) -> list[float]:
     return training.train(model, device, batches, next_token_loss, amp)
 

@@ -1,4 +1,4 @@
-"""What the example scripts share: a training loop (Adam, optional float16 autocast with a
+"""What the example scripts share: a training step and loop (Adam, optional float16 autocast with a
 GradScaler) and a command line that trains on "foo" and on the CPU from the same initial weights
 and prints both losses per step.
 """
@@ -16,15 +16,18 @@ import foo_cl  # noqa: F401  (registers the "foo" device)
 
 Batch = tuple[torch.Tensor, torch.Tensor]
 LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+Step = Callable[[torch.Tensor, torch.Tensor], float]  # (inputs, targets) -> the loss
 
 
-def train(model: nn.Module, device: str, batches: Sequence[Batch], loss_fn: LossFn, amp: bool = False) -> list[float]:
-    """Trains `model` on `device` with Adam, one step per (inputs, targets) batch; returns the losses."""
+def training_step(model: nn.Module, device: str, loss_fn: LossFn, amp: bool = False) -> Step:
+    """One training step of `model` on `device` per call of the result, `step(inputs, targets)`, which
+    returns the loss: zero the gradients, forward, backward and an Adam step. The model is moved and the
+    optimizer (and with `amp` a GradScaler) built once, here, as a training loop does before its first step."""
     model = model.to(device)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     scaler = torch.amp.GradScaler(device, enabled=amp)
-    losses = []
-    for inputs, targets in batches:
+
+    def step(inputs: torch.Tensor, targets: torch.Tensor) -> float:
         inputs, targets = inputs.to(device), targets.to(device)
         opt.zero_grad()
         with torch.autocast(device, dtype=torch.float16, enabled=amp):
@@ -32,8 +35,15 @@ def train(model: nn.Module, device: str, batches: Sequence[Batch], loss_fn: Loss
         scaler.scale(loss).backward()
         scaler.step(opt)
         scaler.update()
-        losses.append(loss.item())
-    return losses
+        return loss.item()
+
+    return step
+
+
+def train(model: nn.Module, device: str, batches: Sequence[Batch], loss_fn: LossFn, amp: bool = False) -> list[float]:
+    """Trains `model` on `device` with Adam, one step per (inputs, targets) batch; returns the losses."""
+    step = training_step(model, device, loss_fn, amp)
+    return [step(inputs, targets) for inputs, targets in batches]
 
 
 def compare_with_cpu(
