@@ -83,6 +83,7 @@ std::vector<tune::Candidate> gemm_candidates(const runtime::DeviceInfo& info, bo
     } else {
       add_nt(4, wide ? 4 : 2, wide ? 16 : 8, 0, 2, 4);
       for (int kc : {0, 256}) add_nn("packed", 6, nv, 16, kc, 8, 1);
+      add_nn("packed", 8, 1, 16, 256, 8, 1);  // narrow outputs (N <= 64), as gemm_nn's
       add_nt(4, 4, 16, 0, 8, 1);
       add_nt(4, 4, 16, 512, 2, 4);
       add_nt(4, 4, 8, 0, 8, 1);

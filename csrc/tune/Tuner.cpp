@@ -29,6 +29,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kSeparator = " | ";
 constexpr int kTimedRuns = 5;
+constexpr int kBackToBack = 4;
 
 struct Table {
   bool loaded = false;
@@ -118,12 +119,13 @@ double elapsed_ms(Clock::time_point since) {
   return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
 }
 
-// One timed run of a candidate, in microseconds, from an idle queue.
+// The time of one run of a candidate, in microseconds: the mean of kBackToBack runs enqueued one
+// after another from an idle queue, as a model's launches follow each other.
 double time_once(c10::DeviceIndex device, c10::StreamId stream, const Candidate& candidate, Run run) {
   const auto start = Clock::now();
-  run(candidate);
+  for (int i = 0; i < kBackToBack; ++i) run(candidate);
   runtime::synchronize_stream(device, stream);
-  return elapsed_ms(start) * 1000;
+  return elapsed_ms(start) * 1000 / kBackToBack;
 }
 
 // Whether a candidate's result matches the reference's within rounding: its largest difference is
