@@ -16,7 +16,7 @@ __kernel void index_select_contig(__global const char* self, ulong self_offset, 
 #ifdef FOO_CPU_DEVICE
   // The work-item's range of FOO_GRID_LOOP, a row's run of it at a time: a copy loop per run,
   // instead of three divisions per element (which made it 10x slower).
-  const INDEX_T chunk = (n + get_global_size(0) - 1) / get_global_size(0);
+  const INDEX_T chunk = FOO_ITEM_SHARE(n);
   INDEX_T g = get_global_id(0) * chunk;
   const INDEX_T end = min(n, g + chunk);
   ulong r = g % inner, row = g / inner;
