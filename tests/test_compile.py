@@ -10,6 +10,7 @@ CPU.
 """
 
 import copy
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -381,6 +382,35 @@ def test_views_and_indexing():
     index = torch.tensor([3, 0, 5, 5])
     check(lambda x: (x.permute(2, 0, 1).reshape(5, -1) * 2, x[index].sum(0), x.view(24, 5)[1::3]), x)
     check(lambda x: x.index_add(0, torch.tensor([0, 2, 2, 1, 0, 5], device=x.device), x * 2), x)
+
+
+def relative_buckets(i: Tensor, j: Tensor) -> Tensor:
+    """T5's relative position buckets (transformers' _relative_position_bucket, bidirectional, 8 buckets)."""
+    relative = j[None, :] - i[:, None]
+    buckets = (relative > 0).long() * 4
+    distance = relative.abs()
+    large = 2 + (torch.log(distance.float() / 2) / math.log(16 / 2) * 2).long()
+    return buckets + torch.where(distance < 2, distance, torch.minimum(large, torch.full_like(large, 3)))
+
+
+# Functions of positions i and j (aranges made in the graph, which Inductor folds into the kernel's sympy indexing):
+# each operand of abs, a select and a true division is a sum or difference, printed inside the op.
+INDEX_EXPRESSIONS = {
+    "abs": lambda i, j: (j[None, :] - i[:, None]).abs(),
+    "negated_abs": lambda i, j: -(i[:, None] - 2 * j[None, :]).abs() + 1,
+    "where": lambda i, j: torch.where(j[None, :] > i[:, None], j[None, :] - i[:, None], 1 - j[None, :] + i[:, None]),
+    "true_divide": lambda i, j: (j[None, :] - i[:, None] + 1) / (i[:, None] + 2),
+    "t5_buckets": relative_buckets,
+}
+
+
+@pytest.mark.parametrize("name", INDEX_EXPRESSIONS)
+def test_index_expressions_keep_their_operands_together(name):
+    def positions(x: Tensor) -> Tensor:
+        i, j = (torch.arange(n, device=x.device) for n in x.shape)
+        return INDEX_EXPRESSIONS[name](i, j) + x
+
+    check(positions, torch.zeros(7, 9), rtol=1e-6, atol=0)
 
 
 def test_an_index_in_masked_lanes_is_not_reported():

@@ -124,6 +124,10 @@ def _literal(value: bool | float, dtype: torch.dtype) -> str:
 class OpenCLExprPrinter(ExprPrinter):
     """Index and size expressions (sympy) as OpenCL C, in the kernel's index type (long)."""
 
+    def _operand(self, x: sympy.Expr) -> str:
+        """x printed as one operand of an operator: a sum such as `-a + b` must not become `-(-a) + b`."""
+        return f"({self.doprint(x)})"
+
     def _unsigned(self, x: sympy.Expr) -> str | None:
         """x as an unsigned integer when it is never negative: division and remainder by constants
         are then shifts, masks and multiplies, which CPU compilers vectorise (signed 64-bit ones made
@@ -137,15 +141,15 @@ class OpenCLExprPrinter(ExprPrinter):
         x, div = expr.args
         unsigned = self._unsigned(x) if div.is_positive else None
         if unsigned is not None:
-            return f"((long)({unsigned} / {self.doprint(div)}))"
+            return f"((long)({unsigned} / {self._operand(div)}))"
         return f"FOO_FLOORDIV_INT({self.doprint(x)}, {self.doprint(div)})"
 
     def _print_ModularIndexing(self, expr: sympy.Expr) -> str:
         x, div, mod = expr.args
         unsigned = self._unsigned(x) if div.is_positive and mod.is_positive else None
         if unsigned is not None:
-            quotient = unsigned if div == 1 else f"{unsigned} / {self.doprint(div)}"
-            return f"((long)({quotient} % {self.doprint(mod)}))"
+            quotient = unsigned if div == 1 else f"{unsigned} / {self._operand(div)}"
+            return f"((long)({quotient} % {self._operand(mod)}))"
         text = self.doprint(x)
         if div != 1:
             text = f"FOO_FLOORDIV_INT({text}, {self.doprint(div)})"
@@ -168,22 +172,22 @@ class OpenCLExprPrinter(ExprPrinter):
         return self._print_min_max(expr, "max")
 
     def _print_Abs(self, expr: sympy.Expr) -> str:
-        x = self.doprint(expr.args[0])
+        x = self._operand(expr.args[0])
         return f"({x} < 0 ? -{x} : {x})"
 
     def _print_Where(self, expr: sympy.Expr) -> str:
-        c, p, q = (self.doprint(a) for a in expr.args)
+        c, p, q = (self._operand(a) for a in expr.args)
         return f"({c} ? {p} : {q})"
 
     def _print_ToFloat(self, expr: sympy.Expr) -> str:
-        return f"((double){self.doprint(expr.args[0])})"
+        return f"((double){self._operand(expr.args[0])})"
 
     def _print_IntTrueDiv(self, expr: sympy.Expr) -> str:
-        lhs, rhs = (self.doprint(a) for a in expr.args)
+        lhs, rhs = (self._operand(a) for a in expr.args)
         return f"((double){lhs} / (double){rhs})"
 
     def _print_FloatTrueDiv(self, expr: sympy.Expr) -> str:
-        lhs, rhs = (self.doprint(a) for a in expr.args)
+        lhs, rhs = (self._operand(a) for a in expr.args)
         return f"({lhs} / {rhs})"
 
     def _print_PowByNatural(self, expr: sympy.Expr) -> str:
@@ -203,7 +207,7 @@ class OpenCLExprPrinter(ExprPrinter):
         return f"((long)rint({self.doprint(expr.args[0])}))"
 
     def _print_Identity(self, expr: sympy.Expr) -> str:
-        return self.doprint(expr.args[0])
+        return self._operand(expr.args[0])
 
     def _print_Float(self, expr: sympy.Expr) -> str:
         return repr(float(expr))
