@@ -354,7 +354,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 # Hugging Face models in tiny configs, by name: GPT-2, BERT and Llama (tied embeddings). No dropout:
 # foo's random numbers differ from the CPU's and from compiled code's, so dropout masks would too.
-TINY_TRANSFORMERS = ("gpt2", "bert", "llama")
+# T5 for relative-position buckets (index arithmetic: abs, log, where), Mixtral for mixture-of-experts
+# routing (topk, histc of expert indices, index_add).
+TINY_TRANSFORMERS = ("gpt2", "bert", "llama", "t5", "mixtral")
 
 
 def tiny_transformer(name: str) -> torch.nn.Module:
@@ -377,6 +379,34 @@ def tiny_transformer(name: str) -> torch.nn.Module:
                 intermediate_size=64,
                 hidden_dropout_prob=0,
                 attention_probs_dropout_prob=0,
+                **tiny,
+            )
+        )
+    if name == "t5":
+        return transformers.T5ForConditionalGeneration(
+            transformers.T5Config(
+                d_model=32,
+                d_kv=16,
+                d_ff=64,
+                num_layers=2,
+                num_heads=2,
+                relative_attention_num_buckets=8,
+                dropout_rate=0,
+                decoder_start_token_id=0,
+                vocab_size=97,
+            )
+        )
+    if name == "mixtral":
+        return transformers.MixtralForCausalLM(
+            transformers.MixtralConfig(
+                hidden_size=32,
+                num_hidden_layers=2,
+                num_attention_heads=4,
+                num_key_value_heads=2,
+                intermediate_size=64,
+                num_local_experts=4,
+                num_experts_per_tok=2,
+                tie_word_embeddings=True,
                 **tiny,
             )
         )

@@ -595,7 +595,10 @@ def test_transformers_models_compile_forward_and_train(name):
     tokens = torch.randint(0, 97, (2, 16), generator=torch.Generator().manual_seed(1)).to(FOO)
     with torch.no_grad():
         torch.testing.assert_close(
-            compiled_model(tokens).logits.cpu(), eager(tokens).logits.cpu(), rtol=1e-4, atol=1e-4
+            compiled_model(tokens, labels=tokens).logits.cpu(),
+            eager(tokens, labels=tokens).logits.cpu(),
+            rtol=1e-4,
+            atol=1e-4,
         )
     for _ in range(2):
         losses = []

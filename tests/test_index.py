@@ -1182,9 +1182,39 @@ def test_histc_matches_cpu(case, dtype):
 
 
 # name: (values, keyword arguments of histc)
+INTEGER_HISTC_CASES = {
+    "experts": ([3, 0, 1, 1, 3, 3, 2, 0], {"bins": 4, "min": 0, "max": 3}),  # transformers' MoE expert counts
+    "outside_and_negative": ([-7, -3, -1, 0, 2, 5, 9, 12, 100], {"bins": 5, "min": -3, "max": 9}),
+    "data_range": ([4, 9, 5, 5, 17, 11], {"bins": 4}),
+    "min_equals_max": ([1, 2, 3, 4], {"bins": 3, "min": 2, "max": 2}),  # the range [1, 3]
+    "fractional_limits": ([0, 1, 2, 3, 4], {"bins": 3, "min": 0.7, "max": 3.9}),  # truncated: [0, 3]
+    "uneven_bins": (list(range(-20, 40)), {"bins": 7, "min": -13, "max": 31}),
+}
+
+
+@pytest.mark.parametrize(
+    "case, dtype",
+    [
+        (case, dtype)
+        for case, (_, kwargs) in INTEGER_HISTC_CASES.items()
+        for dtype in (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
+        if not (dtype == torch.uint8 and kwargs.get("min", 0) < 0)  # a negative limit wraps around in uint8
+    ],
+    ids=str,
+)
+def test_histc_of_integers_as_cuda(case, dtype):
+    """CUDA counts integer inputs (the CPU raises): min and max truncated to integers, element v in bin
+    (v - min) * bins // (max - min), the counts in the input's dtype."""
+    values, kwargs = INTEGER_HISTC_CASES[case]
+    x = torch.tensor([v for v in values if torch.iinfo(dtype).min <= v <= torch.iinfo(dtype).max], dtype=dtype)
+    limits = {key: int(kwargs[key]) for key in ("min", "max") if key in kwargs}
+    expected = torch.histc(x.double(), **{**kwargs, **limits}).to(dtype)
+    assert_exact(torch.histc(x.to(FOO), **kwargs).cpu(), expected)
+
+
+# name: (values, keyword arguments of histc)
 HISTC_ERROR_CASES = {
-    "int64": (torch.tensor([1, 2, 3]), {"bins": 3, "min": 0, "max": 3}),
-    "int32": (torch.tensor([1, 2, 3], dtype=torch.int32), {"bins": 3}),
+    "bool": (torch.tensor([True, False]), {"bins": 3}),
     "nan_in_data_range": (torch.tensor([math.nan, 1.0]), {"bins": 3}),
     "max_below_min": (torch.tensor([1.0, 2.0]), {"bins": 3, "min": 2, "max": 1}),
     "no_bins": (torch.tensor([1.0, 2.0]), {"bins": 0}),
@@ -1193,7 +1223,7 @@ HISTC_ERROR_CASES = {
 
 @pytest.mark.parametrize("case", HISTC_ERROR_CASES)
 def test_histc_errors_match_cpu(case):
-    """Integer inputs raise NotImplementedError, a bad range RuntimeError, like the CPU."""
+    """Bool inputs raise NotImplementedError, a bad range RuntimeError, like the CPU."""
     x, kwargs = HISTC_ERROR_CASES[case]
     assert run_like_cpu(lambda: torch.histc(x, **kwargs), lambda: torch.histc(x.to(FOO), **kwargs)) is None
 

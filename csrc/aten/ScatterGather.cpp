@@ -238,15 +238,24 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
   return out;
 }
 
-// As CPU: a histogram of `bins` equal bins over [min, max] (the data's range when both are equal),
-// positions computed in self's dtype, elements outside the range (and NaNs) left out, the maximum
-// in the last bin.
+// A histogram of `bins` equal bins over [min, max] (the data's range when both are equal), elements
+// outside the range (and NaNs) left out, the maximum in the last bin. Floating inputs as on CPU,
+// positions computed in self's dtype; integer inputs as on CUDA (the CPU takes none; transformers'
+// mixture-of-experts layers count their experts so off the CPU): min and max converted to the
+// dtype, element v in bin (v - min) * bins / (max - min), in integers.
 Tensor histogram_counts(const Tensor& self, int64_t bins, const c10::Scalar& min, const c10::Scalar& max) {
-  TORCH_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(self.scalar_type()), "\"histogram_cpu\" not implemented for '",
+  const bool integral = c10::isIntegralType(self.scalar_type(), /*includeBool=*/false);
+  TORCH_CHECK_NOT_IMPLEMENTED(integral || c10::isFloatingType(self.scalar_type()), "\"histc\" not implemented for '",
                               c10::toString(self.scalar_type()), "'");
   TORCH_CHECK(bins > 0, "torch.histc: bins must be > 0, but got ", bins);
   const c10::DeviceGuard guard(self.device());
   double low = min.toDouble(), high = max.toDouble();
+  if (integral) {
+    AT_DISPATCH_INTEGRAL_TYPES(self.scalar_type(), "histc", [&] {
+      low = static_cast<double>(min.to<scalar_t>());
+      high = static_cast<double>(max.to<scalar_t>());
+    });
+  }
   if (low == high && self.numel() > 0) {
     const auto [smallest, largest] = at::aminmax(self);
     low = smallest.item<double>();
@@ -259,13 +268,21 @@ Tensor histogram_counts(const Tensor& self, int64_t bins, const c10::Scalar& min
   TORCH_CHECK(std::isfinite(low) && std::isfinite(high), "torch.histc: range of [", low, ", ", high,
               "] is not finite");
   TORCH_CHECK(low < high, "torch.histc: max must be larger than min");
-  const Tensor x = self.reshape({-1});
-  const Tensor left = at::scalar_tensor(low, x.options()), right = at::scalar_tensor(high, x.options());
-  const Tensor inside = x.ge(left).logical_and_(x.le(right));
-  const Tensor positions = ((at::masked_select(x, inside) - left) * static_cast<double>(bins) / (right - left))
-                               .to(at::kLong)
-                               .clamp_max_(bins - 1);
-  return at::bincount(positions, std::nullopt, bins).to(self.scalar_type());
+  Tensor positions;
+  if (integral) {
+    // In int64, where min - 1 and max + 1 of the dtype's extremes still fit.
+    const Tensor x = self.reshape({-1}).to(at::kLong);
+    const auto left = static_cast<int64_t>(low), width = static_cast<int64_t>(high) - left;
+    positions = (at::masked_select(x, x.ge(left).logical_and_(x.le(static_cast<int64_t>(high)))) - left)
+                    .mul_(bins)
+                    .div_(width, "floor");
+  } else {
+    const Tensor x = self.reshape({-1});
+    const Tensor left = at::scalar_tensor(low, x.options()), right = at::scalar_tensor(high, x.options());
+    const Tensor inside = x.ge(left).logical_and_(x.le(right));
+    positions = ((at::masked_select(x, inside) - left) * static_cast<double>(bins) / (right - left)).to(at::kLong);
+  }
+  return at::bincount(positions.clamp_max_(bins - 1), std::nullopt, bins).to(self.scalar_type());
 }
 
 Tensor& histc_out(const Tensor& self, int64_t bins, const c10::Scalar& min, const c10::Scalar& max, Tensor& out) {
