@@ -262,3 +262,24 @@ def test_sync_batch_norm_steps_over_two_shards_match_batch_norm_of_the_whole_bat
         assert_close_to_cpu(sum(r[3] for r in reduced), leaves[2].grad)
     else:
         assert all(r[2] is None and r[3] is None for r in reduced)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=dtype_id)
+@pytest.mark.parametrize("dim", [0, 2, None])
+def test_weight_norm_matches_cpu(dtype, dim):
+    """torch.nn.utils.parametrizations.weight_norm of a convolution (Wav2Vec2's positional one) against the CPU,
+    forward and backward: the first and last dims take the fused _weight_norm_interface pair, None (the whole
+    tensor) the composite path."""
+    tolerance = {"rtol": 2e-2, "atol": 2e-2} if dtype == torch.bfloat16 else {}
+    torch.manual_seed(0)
+    cpu = nn.utils.parametrizations.weight_norm(nn.Conv1d(6, 4, 3).to(dtype), dim=dim)
+    foo = copy.deepcopy(cpu).to(FOO)
+    x = randn(2, 6, 9, dtype=dtype)
+    outputs = [m(t).sum() for m, t in ((cpu, x), (foo, x.to(FOO)))]
+    for out in outputs:
+        out.backward()
+    torch.testing.assert_close(outputs[1].cpu(), outputs[0], **tolerance)
+    originals = cpu.parametrizations.weight, foo.parametrizations.weight
+    for name in ("original0", "original1"):  # g, v
+        expected, actual = (getattr(p, name).grad for p in originals)
+        torch.testing.assert_close(actual.cpu(), expected, **tolerance)

@@ -1,4 +1,4 @@
-// batch_norm, layer_norm and group_norm, forward and backward: statistics from the moments
+// batch_norm, layer_norm, rms_norm, group_norm and weight_norm, forward and backward: statistics from the moments
 // launcher (launch/Norm.h), the rest composed of foo's reductions and elementwise kernels.
 // Statistics are computed in float32 for float16/bfloat16 inputs (float64 for float64), as on
 // CUDA; running statistics of batch_norm are updated in place.
@@ -9,6 +9,7 @@
 #include <ATen/ops/add.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/linalg_vector_norm.h>
 #include <ATen/ops/mean.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/neg.h>
@@ -23,6 +24,7 @@
 
 #include <limits>
 #include <numeric>
+#include <vector>
 
 namespace foo_cl::aten {
 namespace {
@@ -377,6 +379,41 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
   return {grad_input, grad_weight, grad_bias};
 }
 
+// weight_norm's fused pair, which torch.nn.utils.weight_norm and parametrizations.weight_norm reach
+// for dim 0 or the last (the other dims' norm of v; its composite path takes the rest): w = v * g / norm,
+// norm over every dim but `dim` in the accumulate type (float for half and bfloat16, as on CUDA).
+std::vector<int64_t> dims_except(const Tensor& v, int64_t dim) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < v.dim(); ++d) {
+    if (d != dim) dims.push_back(d);
+  }
+  return dims;
+}
+
+int64_t weight_norm_dim(const Tensor& v, int64_t dim) {
+  TORCH_CHECK(dim == 0 || dim == v.dim() - 1, "fused kernels can only be applied for first or last dim");
+  return dim;
+}
+
+std::tuple<Tensor, Tensor> weight_norm(const Tensor& v, const Tensor& g, int64_t dim) {
+  const c10::DeviceGuard guard(v.device());
+  const std::vector<int64_t> dims = dims_except(v, weight_norm_dim(v, dim));
+  const c10::ScalarType acc = launch::float_accumulate_type(g.scalar_type());
+  const Tensor norm = at::linalg_vector_norm(v, 2, dims, /*keepdim=*/true, acc);
+  return {(v * (g.to(acc) / norm)).to(v.scalar_type()).contiguous(), norm};
+}
+
+std::tuple<Tensor, Tensor> weight_norm_backward(const Tensor& grad_w, const Tensor& v, const Tensor& g,
+                                                const Tensor& norm, int64_t dim) {
+  const c10::DeviceGuard guard(v.device());
+  const std::vector<int64_t> dims = dims_except(v, weight_norm_dim(v, dim));
+  const c10::ScalarType acc = norm.scalar_type();
+  const Tensor gw = grad_w.to(acc), vv = v.to(acc);
+  const Tensor dot = (gw * vv).sum(dims, /*keepdim=*/true);
+  const Tensor grad_v = (g.to(acc) / norm) * (gw - vv * (dot / (norm * norm)));
+  return {grad_v.to(v.scalar_type()), (dot / norm).to(g.scalar_type())};
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -397,6 +434,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_fused_rms_norm_backward", rms_norm_backward);
   m.impl("native_group_norm", group_norm);
   m.impl("native_group_norm_backward", group_norm_backward);
+  m.impl("_weight_norm_interface", weight_norm);
+  m.impl("_weight_norm_interface_backward", weight_norm_backward);
 }
 
 }  // namespace foo_cl::aten
