@@ -352,76 +352,55 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.skip(reason=f"foo:0 ({PROPERTIES.name}) lacks {capability}: {reason}"))
 
 
-# Hugging Face models in tiny configs, by name: GPT-2, BERT and Llama (tied embeddings). No dropout:
-# foo's random numbers differ from the CPU's and from compiled code's, so dropout masks would too.
-# T5 for relative-position buckets (index arithmetic: abs, log, where), Mixtral for mixture-of-experts
-# routing (topk, histc of expert indices, index_add).
-TINY_TRANSFORMERS = ("gpt2", "bert", "llama", "t5", "mixtral")
+# Hugging Face models in tiny configs, by name: GPT-2, BERT, Llama and Mixtral (tied embeddings), T5. No dropout:
+# foo's random numbers differ from the CPU's and from compiled code's, so dropout masks would too. T5 for its
+# relative-position buckets (index arithmetic: abs, log, where), Mixtral for mixture-of-experts routing (topk, histc
+# of expert indices, index_add). name: (model class, config class, config) of transformers.
+_TINY = {"vocab_size": 97, "max_position_embeddings": 32}
+_DECODER = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2}
+TINY_CONFIGS = {
+    "gpt2": (
+        "GPT2LMHeadModel",
+        "GPT2Config",
+        {"n_embd": 32, "n_layer": 2, "n_head": 2, "n_positions": 32, "vocab_size": 97}
+        | {"resid_pdrop": 0, "embd_pdrop": 0, "attn_pdrop": 0},
+    ),
+    "bert": (
+        "BertForMaskedLM",
+        "BertConfig",
+        {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64}
+        | {"hidden_dropout_prob": 0, "attention_probs_dropout_prob": 0}
+        | _TINY,
+    ),
+    "llama": (
+        "LlamaForCausalLM",
+        "LlamaConfig",
+        _DECODER | {"intermediate_size": 64, "tie_word_embeddings": True} | _TINY,
+    ),
+    "t5": (
+        "T5ForConditionalGeneration",
+        "T5Config",
+        {"d_model": 32, "d_kv": 16, "d_ff": 64, "num_layers": 2, "num_heads": 2, "relative_attention_num_buckets": 8}
+        | {"dropout_rate": 0, "decoder_start_token_id": 0, "vocab_size": 97},
+    ),
+    "mixtral": (
+        "MixtralForCausalLM",
+        "MixtralConfig",
+        _DECODER
+        | {"intermediate_size": 64, "num_local_experts": 4, "num_experts_per_tok": 2}
+        | {"tie_word_embeddings": True}
+        | _TINY,
+    ),
+}
+TINY_TRANSFORMERS = tuple(TINY_CONFIGS)
 
 
 def tiny_transformer(name: str) -> torch.nn.Module:
     """A freshly initialised TINY_TRANSFORMERS model (transformers is imported on first use)."""
     import transformers
 
-    tiny = {"vocab_size": 97, "max_position_embeddings": 32}
-    if name == "gpt2":
-        return transformers.GPT2LMHeadModel(
-            transformers.GPT2Config(
-                n_embd=32, n_layer=2, n_head=2, n_positions=32, vocab_size=97, resid_pdrop=0, embd_pdrop=0, attn_pdrop=0
-            )
-        )
-    if name == "bert":
-        return transformers.BertForMaskedLM(
-            transformers.BertConfig(
-                hidden_size=32,
-                num_hidden_layers=2,
-                num_attention_heads=2,
-                intermediate_size=64,
-                hidden_dropout_prob=0,
-                attention_probs_dropout_prob=0,
-                **tiny,
-            )
-        )
-    if name == "t5":
-        return transformers.T5ForConditionalGeneration(
-            transformers.T5Config(
-                d_model=32,
-                d_kv=16,
-                d_ff=64,
-                num_layers=2,
-                num_heads=2,
-                relative_attention_num_buckets=8,
-                dropout_rate=0,
-                decoder_start_token_id=0,
-                vocab_size=97,
-            )
-        )
-    if name == "mixtral":
-        return transformers.MixtralForCausalLM(
-            transformers.MixtralConfig(
-                hidden_size=32,
-                num_hidden_layers=2,
-                num_attention_heads=4,
-                num_key_value_heads=2,
-                intermediate_size=64,
-                num_local_experts=4,
-                num_experts_per_tok=2,
-                tie_word_embeddings=True,
-                **tiny,
-            )
-        )
-    assert name == "llama", name
-    return transformers.LlamaForCausalLM(
-        transformers.LlamaConfig(
-            hidden_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            intermediate_size=64,
-            tie_word_embeddings=True,
-            **tiny,
-        )
-    )
+    model, config, settings = TINY_CONFIGS[name]
+    return getattr(transformers, model)(getattr(transformers, config)(**settings))
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
