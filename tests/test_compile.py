@@ -132,6 +132,37 @@ def test_integer_ops_follow_pytorch_rounding(name, dtype):
     check(INTEGER_OPS[name], a, b)
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int32, torch.int64], ids=dtype_id)
+def test_shifts_by_counts_past_the_width_shift_every_bit_out(dtype):
+    """PyTorch shifts by a negative count or one from the bit width on give 0 to the left and the sign to the right;
+    OpenCL's take the count modulo the width. 40 elements: CPU devices' 16-lane blocks and their scalar tail."""
+    a = torch.tensor([1, 3, 100, -5, 0, -128, 77, -1], dtype=torch.int64).repeat(5).to(dtype)
+    counts = torch.tensor([0, 1, 7, 8, 9, 15, 16, 31, 32, 33, 63, 64, 65, -1, -3], dtype=torch.int64)
+    s = counts[torch.arange(40) % 15].to(dtype)
+    check(lambda a, s: (a << s, a >> s, torch.bitwise_left_shift(a, 3), a >> 2), a, s, rtol=0, atol=0)
+
+
+def test_unsigned_division_and_the_sign_of_nan():
+    a = torch.arange(200, 240, dtype=torch.int64).to(torch.uint8)
+    b = torch.arange(0, 40, dtype=torch.uint8) % 9 + 1
+    check(lambda a, b: (a // b, a % b, torch.div(a, b, rounding_mode="trunc")), a, b, rtol=0, atol=0)
+    x = torch.tensor([math.nan, -0.0, 2.0, -3.0, math.inf, -math.inf, 0.5, math.nan]).repeat(5)
+    check(torch.sign, x)  # NaN's sign is 0, as (0 < x) - (x < 0)
+
+
+def test_one_hot_checks_its_classes():
+    classes = torch.tensor([0, 5, 2, 3, 1, 4] * 6)
+    check(lambda i: F.one_hot(i, 6), classes)
+    fn = compiled(lambda i: F.one_hot(i, 6))
+    fn(classes.to(FOO))
+    bad = classes.clone()
+    bad[-1] = 6
+    with pytest.raises(RuntimeError, match="failed assertion in a compiled kernel"):
+        fn(bad.to(FOO))
+        torch.foo.synchronize()
+    torch.foo.synchronize()  # reported once
+
+
 CASTS = {
     "to_int": lambda x: (x * 10).int(),
     "to_uint8_from_negative": lambda x: (x * 10).to(torch.uint8),

@@ -54,6 +54,7 @@ std::string describe(cl_uint codes) {
     add("an index out of range in a compiled kernel (an indexing, embedding, gather or loss target of a "
         "torch.compile'd function)");
   }
+  if (codes & kCompiledAssert) add("a failed assertion in a compiled kernel (torch._assert_async, one_hot's classes)");
   return out;
 }
 
@@ -69,9 +70,12 @@ void check(c10::DeviceIndex device, c10::StreamId reader, uint64_t checked) {
   if (codes == 0) return;
   const cl_uint zero = 0;
   FOO_CL_CHECK(clEnqueueWriteBuffer(q, word.mem, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr));
-  TORCH_CHECK_INDEX(false, "foo-cl: a kernel on foo:", static_cast<int>(device), " found ", describe(codes),
-                    ". foo reports what its kernels find at the next synchronisation with the device, as CUDA "
-                    "reports device-side asserts, so an op before this one raised");
+  const std::string message = "foo-cl: a kernel on foo:" + std::to_string(device) + " found " + describe(codes) +
+                              ". foo reports what its kernels find at the next synchronisation with the device, as "
+                              "CUDA reports device-side asserts, so an op before this one raised";
+  // Bad positions raise IndexError, as on the CPU; a failed assertion alone RuntimeError.
+  TORCH_CHECK_INDEX(codes == kCompiledAssert, message);
+  TORCH_CHECK(false, message);
 }
 
 }  // namespace

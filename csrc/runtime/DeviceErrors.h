@@ -18,6 +18,7 @@ enum DeviceError : cl_uint {
   kCompiledIndexOutOfRange = 4,  // an indirect index of a torch.compile'd kernel
   kPositionOutOfRange = 8,       // gather, scatter, index_add/copy/fill_, take, put_, indexing with tensors
   kBadOffsets = 16,              // embedding_bag: offsets not from 0, decreasing or past the indices' end
+  kCompiledAssert = 32,          // a torch.compile'd kernel's device assertion (torch._assert_async, one_hot)
 };
 
 // The error word of `device`, for a kernel argument.

@@ -350,7 +350,8 @@ class OpenCLOverrides(OpOverrides):
     @staticmethod
     def sign(x: CSEVariable) -> str:
         t = lane_type(_dtype_of(x) or torch.float32)
-        return f"FOO_NAN_OR({x}, FOO_CVT({t}, FOO_BOOL({x} > ({t})0)) - FOO_CVT({t}, FOO_BOOL({x} < ({t})0)))"
+        # (0 < x) - (x < 0), as PyTorch's: 0 for NaN.
+        return f"FOO_CVT({t}, FOO_BOOL({x} > ({t})0)) - FOO_CVT({t}, FOO_BOOL({x} < ({t})0))"
 
     @staticmethod
     def signbit(x: CSEVariable) -> str:
@@ -544,12 +545,12 @@ def _common(*values: Any) -> tuple[torch.dtype, list[str]]:
 
 
 def _lanes_binary(template: str, result: str | None = None):
-    """An op of two values in their common type: template formats {a} and {b}; result is "bool"
-    for comparisons (FOO_BOOL of the template)."""
+    """An op of two values in their common type: template formats {a}, {b} and {t} (the type of a lane);
+    result is "bool" for comparisons (FOO_BOOL of the template)."""
 
     def fn(a: CSEVariable, b: CSEVariable) -> str:
-        _, (a, b) = _common(a, b)
-        text = template.format(a=a, b=b)
+        dtype, (a, b) = _common(a, b)
+        text = template.format(a=a, b=b, t=lane_type(dtype))
         return f"FOO_BOOL({text})" if result == "bool" else f"({text})"
 
     return staticmethod(fn)
@@ -563,13 +564,13 @@ for _name, _template in {
     "and_": "{a} & {b}",
     "or_": "{a} | {b}",
     "xor": "{a} ^ {b}",
-    "lshift": "{a} << {b}",
-    "rshift": "{a} >> {b}",
     "bitwise_and": "{a} & {b}",
     "bitwise_or": "{a} | {b}",
     "bitwise_xor": "{a} ^ {b}",
-    "bitwise_left_shift": "{a} << {b}",
-    "bitwise_right_shift": "{a} >> {b}",
+    "lshift": "FOO_LSHIFT({t}, {a}, {b})",
+    "rshift": "FOO_RSHIFT({t}, {a}, {b})",
+    "bitwise_left_shift": "FOO_LSHIFT({t}, {a}, {b})",
+    "bitwise_right_shift": "FOO_RSHIFT({t}, {a}, {b})",
     "maximum": "FOO_MAX({a}, {b})",
     "minimum": "FOO_MIN({a}, {b})",
     "fmod": "fmod({a}, {b})",
@@ -908,6 +909,13 @@ class OpenCLKernel(SIMDKernel):
             return f"FOO_PER_LANE(long, {lanes})"
         base = f"FOO_SPLAT(long, {self._lane_position(index, 0)})"
         return base if stride == 0 else f"({base} + FOO_IOTA * ({self.index_to_str(stride)}))"
+
+    def device_assert_async(self, cond: CSEVariable, msg: str) -> None:
+        """torch._assert_async (one_hot's class check): a lane where cond is false and that may touch memory sets
+        FOO_ERROR_COMPILED_ASSERT in the device's error word, which the next synchronisation raises."""
+        guards = [f"FOO_BOOL({cond} == 0)", *map(str, self.masks), *(["foo_valid"] if self._in_loop() else [])]
+        self.compute.writeline(f"if (FOO_ANY(({' & '.join(guards)}) != 0)) FOO_REPORT(FOO_ERROR_COMPILED_ASSERT);")
+        self.reports_errors = True
 
     def check_bounds(self, expr: sympy.Expr, size: sympy.Expr, lower: bool, upper: bool) -> None:
         """An indirect index outside [0, size) in a lane that may touch memory (under its masks, in the
