@@ -150,6 +150,26 @@ def test_unsigned_division_and_the_sign_of_nan():
     check(torch.sign, x)  # NaN's sign is 0, as (0 < x) - (x < 0)
 
 
+NAN_FUNCTIONS = ["exp", "exp2", "expm1", "sinh", "tanh", "floor", "ceil", "trunc", "sin", "log", "sigmoid", "erf"]
+
+
+def test_functions_of_a_nan_known_when_the_kernel_is_built():
+    """A NaN the kernel's compiler can see (here a row a constant mask fills with -inf, then -inf - -inf) goes
+    through each function as NaN; PoCL dropped the stores of exp, floor and others of such a NaN, leaving stale
+    memory in the scalar tail of the kernel's range (elements 48-59 of a softmax over 60)."""
+
+    def masked_softmax(x: Tensor) -> Tensor:
+        return x.masked_fill(torch.ones(x.shape[-1], dtype=torch.bool, device=x.device), -math.inf).softmax(-1)
+
+    check(masked_softmax, normal(2, 5, 6, seed=40))
+
+    def functions_of_nan(x: Tensor) -> list[Tensor]:
+        nan = torch.where(torch.ones_like(x, dtype=torch.bool), math.nan, x)
+        return [getattr(torch, name)(nan) + x for name in NAN_FUNCTIONS]
+
+    check(functions_of_nan, normal(60, seed=41))
+
+
 def test_one_hot_checks_its_classes():
     classes = torch.tensor([0, 5, 2, 3, 1, 4] * 6)
     check(lambda i: F.one_hot(i, 6), classes)

@@ -219,11 +219,17 @@ class OpenCLExprPrinter(ExprPrinter):
 _printer = OpenCLExprPrinter()
 
 
+def _nan_kept(x: CSEVariable, call: str) -> str:
+    """call, a float function of x alone, kept NaN where x is NaN on scalar lanes (kernels_cl/inductor.clh)."""
+    return f"FOO_NAN_KEPT({x}, {call})"
+
+
 def _builtin(name: str):
     """An OpenCL C math builtin of floating arguments, called as is."""
 
     def fn(*args: CSEVariable) -> str:
-        return f"{name}({', '.join(str(a) for a in args)})"
+        call = f"{name}({', '.join(str(a) for a in args)})"
+        return _nan_kept(args[0], call) if len(args) == 1 else call
 
     fn.__name__ = name
     return staticmethod(fn)
@@ -234,7 +240,7 @@ def _vectorised(name: str):
     the builtin to one element at a time); float64 takes the builtin."""
 
     def fn(x: CSEVariable) -> str:
-        return f"{name}({x})" if _dtype_of(x) == torch.float64 else f"FOO_{name.upper()}({x})"
+        return _nan_kept(x, f"{name}({x})" if _dtype_of(x) == torch.float64 else f"FOO_{name.upper()}({x})")
 
     fn.__name__ = name
     return staticmethod(fn)
