@@ -169,6 +169,24 @@ def test_functions_of_a_nan_known_when_the_kernel_is_built():
 
     check(functions_of_nan, normal(60, seed=41))
 
+    def binary_functions_of_nan(x: Tensor) -> list[Tensor]:
+        nan = torch.where(torch.ones_like(x, dtype=torch.bool), math.nan, x)
+        one, zero = torch.ones_like(x), torch.zeros_like(x)
+        return [
+            torch.round(nan) + x,
+            torch.atan2(nan, x) + x,
+            torch.fmod(nan, 2.0) + x,
+            torch.remainder(nan, x) + x,
+            nan // 2.0 + x,
+            torch.div(nan, 3.0, rounding_mode="trunc") + x,
+            torch.pow(nan, 2.5) + x,
+            torch.pow(nan, zero) + torch.pow(one, nan) + x,  # 1 whatever the other
+            torch.hypot(nan, x.abs() / 0) + x,  # infinite where either is
+            torch.nextafter(nan, x) + x,
+        ]
+
+    check(binary_functions_of_nan, normal(60, seed=42))
+
 
 def test_one_hot_checks_its_classes():
     classes = torch.tensor([0, 5, 2, 3, 1, 4] * 6)

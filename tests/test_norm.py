@@ -283,3 +283,20 @@ def test_weight_norm_matches_cpu(dtype, dim):
     for name in ("original0", "original1"):  # g, v
         expected, actual = (getattr(p, name).grad for p in originals)
         torch.testing.assert_close(actual.cpu(), expected, **tolerance)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=dtype_id)
+def test_weight_norm_of_a_vector_matches_cpu(dtype):
+    """A 1-D weight (parametrizations.weight_norm(m, "bias")): dim 0 is also the last, no other dim is summed, so
+    the norm is each element's magnitude."""
+    tolerance = {"rtol": 2e-2, "atol": 2e-2} if dtype == torch.bfloat16 else {}
+    v, g = torch.tensor([3.0, -4.0, 2.0], dtype=dtype), torch.tensor([1.0, 2.0, -3.0], dtype=dtype)
+    expected = torch._weight_norm_interface(v, g, 0)
+    actual = torch._weight_norm_interface(v.to(FOO), g.to(FOO), 0)
+    for a, e in zip(actual, expected):
+        torch.testing.assert_close(a.cpu(), e, **tolerance, check_dtype=False)
+    grad = torch.tensor([0.5, -1.0, 2.0], dtype=dtype)
+    expected = torch.ops.aten._weight_norm_interface_backward(grad, v, g, expected[1], 0)
+    actual = torch.ops.aten._weight_norm_interface_backward(grad.to(FOO), v.to(FOO), g.to(FOO), actual[1], 0)
+    for a, e in zip(actual, expected):
+        torch.testing.assert_close(a.cpu(), e, **tolerance, check_dtype=False)

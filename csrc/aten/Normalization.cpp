@@ -9,7 +9,6 @@
 #include <ATen/ops/add.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
-#include <ATen/ops/linalg_vector_norm.h>
 #include <ATen/ops/mean.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/neg.h>
@@ -382,34 +381,35 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
 // weight_norm's fused pair, which torch.nn.utils.weight_norm and parametrizations.weight_norm reach
 // for dim 0 or the last (the other dims' norm of v; its composite path takes the rest): w = v * g / norm,
 // norm over every dim but `dim` in the accumulate type (float for half and bfloat16, as on CUDA).
-std::vector<int64_t> dims_except(const Tensor& v, int64_t dim) {
-  std::vector<int64_t> dims;
-  for (int64_t d = 0; d < v.dim(); ++d) {
-    if (d != dim) dims.push_back(d);
-  }
-  return dims;
-}
-
 int64_t weight_norm_dim(const Tensor& v, int64_t dim) {
   TORCH_CHECK(dim == 0 || dim == v.dim() - 1, "fused kernels can only be applied for first or last dim");
   return dim;
 }
 
+// t summed over every dim but `dim`, which stay as 1s; t itself when it has no other dim (a 1-D weight,
+// whose norm is then each element's magnitude).
+Tensor sum_except(const Tensor& t, int64_t dim) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (d != dim) dims.push_back(d);
+  }
+  return dims.empty() ? t : t.sum(dims, /*keepdim=*/true);
+}
+
 std::tuple<Tensor, Tensor> weight_norm(const Tensor& v, const Tensor& g, int64_t dim) {
   const c10::DeviceGuard guard(v.device());
-  const std::vector<int64_t> dims = dims_except(v, weight_norm_dim(v, dim));
   const c10::ScalarType acc = launch::float_accumulate_type(g.scalar_type());
-  const Tensor norm = at::linalg_vector_norm(v, 2, dims, /*keepdim=*/true, acc);
-  return {(v * (g.to(acc) / norm)).to(v.scalar_type()).contiguous(), norm};
+  const Tensor vv = v.to(acc);
+  const Tensor norm = sum_except(vv * vv, weight_norm_dim(v, dim)).sqrt_();
+  return {(vv * (g.to(acc) / norm)).to(v.scalar_type()).contiguous(), norm};
 }
 
 std::tuple<Tensor, Tensor> weight_norm_backward(const Tensor& grad_w, const Tensor& v, const Tensor& g,
                                                 const Tensor& norm, int64_t dim) {
   const c10::DeviceGuard guard(v.device());
-  const std::vector<int64_t> dims = dims_except(v, weight_norm_dim(v, dim));
   const c10::ScalarType acc = norm.scalar_type();
   const Tensor gw = grad_w.to(acc), vv = v.to(acc);
-  const Tensor dot = (gw * vv).sum(dims, /*keepdim=*/true);
+  const Tensor dot = sum_except(gw * vv, weight_norm_dim(v, dim));
   const Tensor grad_v = (g.to(acc) / norm) * (gw - vv * (dot / (norm * norm)));
   return {grad_v.to(v.scalar_type()), (dot / norm).to(g.scalar_type())};
 }

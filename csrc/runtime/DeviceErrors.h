@@ -1,7 +1,8 @@
 // Errors kernels find in their inputs (an index out of range), reported without the host waiting
 // for the device at the op: the kernel ORs a code into its device's error word and leaves the bad
 // element alone, and the next synchronisation with the device (a stream, event or device
-// synchronize, a blocking copy to the host) raises IndexError, as CUDA reports device-side asserts.
+// synchronize, a blocking copy to the host) raises IndexError (RuntimeError for a compiled kernel's failed
+// assertion alone), as CUDA reports device-side asserts.
 #pragma once
 
 #include "runtime/OpenCL.h"
@@ -28,7 +29,7 @@ cl_mem error_word(c10::DeviceIndex device);
 // stream (or of the device) reads the word.
 void arm_device_errors(c10::DeviceIndex device, c10::StreamId stream);
 
-// After stream `stream` of `device` finished its work: raises IndexError for the codes kernels set
+// After stream `stream` of `device` finished its work: raises the error of the codes kernels set
 // (and clears them) when a kernel on that stream took the error word since its last check; costs a
 // 4-byte read then, else nothing.
 void raise_device_errors(c10::DeviceIndex device, c10::StreamId stream);

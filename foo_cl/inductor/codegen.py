@@ -219,13 +219,13 @@ class OpenCLExprPrinter(ExprPrinter):
 _printer = OpenCLExprPrinter()
 
 
-def _nan_kept(x: CSEVariable, call: str) -> str:
+def _nan_kept(x: CSEVariable | str, call: str) -> str:
     """call, a float function of x alone, kept NaN where x is NaN on scalar lanes (kernels_cl/inductor.clh)."""
     return f"FOO_NAN_KEPT({x}, {call})"
 
 
 def _builtin(name: str):
-    """An OpenCL C math builtin of floating arguments, called as is."""
+    """An OpenCL C math builtin of floating arguments (one alone: NaN kept, _nan_kept)."""
 
     def fn(*args: CSEVariable) -> str:
         call = f"{name}({', '.join(str(a) for a in args)})"
@@ -321,18 +321,26 @@ class OpenCLOverrides(OpOverrides):
     def floordiv(a: CSEVariable, b: CSEVariable) -> str:
         dtype, (a, b) = _common(a, b)
         if dtype.is_floating_point:
-            return f"floor({a} / {b})"
+            return _nan_kept(f"({a} / {b})", f"floor({a} / {b})")
         return f"FOO_VFLOORDIV_INT({lane_type(dtype)}, {a}, {b})"
 
     @staticmethod
     def truncdiv(a: CSEVariable, b: CSEVariable) -> str:
         dtype, (a, b) = _common(a, b)
-        return f"trunc({a} / {b})" if dtype.is_floating_point else f"({a} / FOO_DIVISOR({lane_type(dtype)}, {b}))"
+        return (
+            _nan_kept(f"({a} / {b})", f"trunc({a} / {b})")
+            if dtype.is_floating_point
+            else f"({a} / FOO_DIVISOR({lane_type(dtype)}, {b}))"
+        )
 
     @staticmethod
     def mod(a: CSEVariable, b: CSEVariable) -> str:
         dtype, (a, b) = _common(a, b)
-        return f"fmod({a}, {b})" if dtype.is_floating_point else f"({a} % FOO_DIVISOR({lane_type(dtype)}, {b}))"
+        return (
+            f"FOO_NAN_KEPT2(ANY, {a}, {b}, fmod({a}, {b}))"
+            if dtype.is_floating_point
+            else f"({a} % FOO_DIVISOR({lane_type(dtype)}, {b}))"
+        )
 
     @staticmethod
     def remainder(a: CSEVariable, b: CSEVariable) -> str:
@@ -344,7 +352,7 @@ class OpenCLOverrides(OpOverrides):
     def pow(a: CSEVariable, b: CSEVariable) -> str:
         dtype, (a, b) = _common(a, b)
         if dtype.is_floating_point:
-            return f"pow({a}, {b})"
+            return f"FOO_NAN_KEPT2(POW, {a}, {b}, pow({a}, {b}))"
         return _per_lane_of(lambda x, n: f"foo_ipow({x}, {n})", dtype, a, b)
 
     @staticmethod
@@ -357,7 +365,7 @@ class OpenCLOverrides(OpOverrides):
     def sign(x: CSEVariable) -> str:
         t = lane_type(_dtype_of(x) or torch.float32)
         # (0 < x) - (x < 0), as PyTorch's: 0 for NaN.
-        return f"FOO_CVT({t}, FOO_BOOL({x} > ({t})0)) - FOO_CVT({t}, FOO_BOOL({x} < ({t})0))"
+        return f"(FOO_CVT({t}, FOO_BOOL({x} > ({t})0)) - FOO_CVT({t}, FOO_BOOL({x} < ({t})0)))"
 
     @staticmethod
     def signbit(x: CSEVariable) -> str:
@@ -402,7 +410,7 @@ class OpenCLOverrides(OpOverrides):
 
     @staticmethod
     def round(x: CSEVariable) -> str:
-        return f"rint({x})"
+        return _nan_kept(x, f"rint({x})")
 
     @staticmethod
     def ndtr(x: CSEVariable) -> str:
@@ -579,11 +587,11 @@ for _name, _template in {
     "bitwise_right_shift": "FOO_RSHIFT({t}, {a}, {b})",
     "maximum": "FOO_MAX({a}, {b})",
     "minimum": "FOO_MIN({a}, {b})",
-    "fmod": "fmod({a}, {b})",
-    "atan2": "atan2({a}, {b})",
-    "hypot": "hypot({a}, {b})",
+    "fmod": "FOO_NAN_KEPT2(ANY, {a}, {b}, fmod({a}, {b}))",
+    "atan2": "FOO_NAN_KEPT2(ANY, {a}, {b}, atan2({a}, {b}))",
+    "hypot": "FOO_NAN_KEPT2(HYPOT, {a}, {b}, hypot({a}, {b}))",
     "copysign": "copysign({a}, {b})",
-    "nextafter": "nextafter({a}, {b})",
+    "nextafter": "FOO_NAN_KEPT2(ANY, {a}, {b}, nextafter({a}, {b}))",
 }.items():
     setattr(OpenCLOverrides, _name, _lanes_binary(_template))
 for _name, _operator in {"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}.items():
