@@ -1,7 +1,8 @@
 """Cross-entropy and NLL loss against the CPU, forward values and the input's gradient: every reduction, class
 weights, ignore_index and label smoothing, 1-d and strided inputs, only ignored targets (a NaN mean), and
 out-of-range targets, which raise the CPU's IndexError (at the next synchronisation with the device, as CUDA's
-device-side asserts). Nothing may fall back to the CPU.
+device-side asserts); the regression losses (smooth L1, Huber, MSE) at their pieces' edges and at NaN. Nothing may
+fall back to the CPU.
 """
 
 import pytest
@@ -81,3 +82,34 @@ def test_mean_loss_of_only_ignored_targets_is_nan_like_cpu(loss, label_smoothing
     targets = torch.full((4,), -100)
     check_gradients(lambda x, t: fn(x, t, **kwargs), [randn(4, CLASSES)], (targets,))
     assert fn(randn(4, CLASSES).to(FOO), targets.to(FOO), **kwargs).isnan().item()
+
+
+# Differences at each piece's edges (0, +-0.5, +-1 with beta or delta 1) and non-finite ones.
+EDGE_DIFFS = [float("nan"), float("inf"), -float("inf"), 0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -3.0]
+
+
+@pytest.mark.parametrize(
+    ("name", "parameter"),
+    [
+        ("smooth_l1_loss", 0.0),
+        ("smooth_l1_loss", 1.0),
+        ("smooth_l1_loss", 0.5),
+        ("huber_loss", 1.0),
+        ("mse_loss", None),
+    ],
+)
+@pytest.mark.parametrize("reduction", [0, 1, 2], ids=["none", "mean", "sum"])
+def test_regression_losses_and_their_gradients_at_edges_and_nan_match_cpu(name, parameter, reduction):
+    """The ATen ops themselves (F.smooth_l1_loss takes l1_loss for beta 0): the CPU's pieces at their edges
+    (smooth_l1's slope is -1 at 0 when beta is 0) and NaN for a NaN difference."""
+    target = torch.arange(len(EDGE_DIFFS)) * 0.25 - 1  # exact, as are the differences
+    x = torch.tensor(EDGE_DIFFS) + target
+    extra = () if parameter is None else (parameter,)
+    forward, backward = getattr(torch.ops.aten, name), getattr(torch.ops.aten, name + "_backward")
+    for f in (
+        lambda d, x, t: forward(x, t, reduction, *extra),
+        lambda d, x, t: backward(
+            torch.full((len(x),) if reduction == 0 else (), 0.7, device=d), x, t, reduction, *extra
+        ),
+    ):
+        torch.testing.assert_close(f(FOO, x.to(FOO), target.to(FOO)).cpu(), f("cpu", x, target), equal_nan=True)

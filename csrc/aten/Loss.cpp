@@ -196,8 +196,9 @@ Tensor& smooth_l1_out(const Tensor& input, const Tensor& target, int64_t reducti
 
 Tensor& smooth_l1_backward_out(const Tensor& grad_output, const Tensor& input, const Tensor& target,
                                     int64_t reduction, double beta, Tensor& grad_input) {
+  // As CPU: -1 from -beta down, 1 from beta up, diff / beta between (and at NaN); at beta == 0, -1 at 0.
   const Tensor diff = input - target;
-  const Tensor slope = beta == 0 ? diff.sign() : at::where(diff.abs().lt(beta), diff / beta, diff.sign());
+  const Tensor slope = at::where(diff.le(-beta), -1, at::where(diff.ge(beta), 1, diff / beta));
   return write_out(slope * reduced_grad(grad_output, input, reduction), grad_input);
 }
 

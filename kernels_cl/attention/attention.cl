@@ -53,7 +53,8 @@ __kernel void attention_softmax(__global char* scores, ulong scores_offset, __gl
     }
 #endif
     for (; j < S; j += LOCAL_SIZE) {
-      const ct e = m == -INFINITY ? 0 : exp(x[j] - m);
+      // NOTE: fmax passes over NaN: in a row of only NaN and masked scores, the NaNs stay.
+      const ct e = m == -INFINITY ? (isnan(x[j]) ? x[j] : 0) : exp(x[j] - m);
       x[j] = e;
       s += e;
     }
@@ -65,13 +66,13 @@ __kernel void attention_softmax(__global char* scores, ulong scores_offset, __gl
     }
     s = scratch[0];
     barrier(CLK_LOCAL_MEM_FENCE);
-    const ct scale = s > 0 ? 1 / s : 0;
+    const ct scale = s != 0 ? 1 / s : 0;
     j = lid;
 #ifdef VEC
     for (; j + VEC <= S; j += VEC) FOO_CAT(vstore, VEC)(FOO_CAT(vload, VEC)(0, x + j) * scale, 0, x + j);
 #endif
     for (; j < S; j += LOCAL_SIZE) x[j] *= scale;
-    if (lid == 0) FOO_PTR(ct, lse, lse_offset)[row] = s > 0 ? m + log(s) : -INFINITY;
+    if (lid == 0) FOO_PTR(ct, lse, lse_offset)[row] = s != 0 ? m + log(s) : -INFINITY;
 #ifdef DROPOUT
     // The tiles of 32 draws that cover the row's elements row * S .. row * S + S - 1.
     barrier(CLK_GLOBAL_MEM_FENCE);
@@ -96,7 +97,7 @@ __kernel void attention_softmax(__global char* scores, ulong scores_offset, __gl
     const ulong row = (e) / S;                                                     \
     const ct l = lse_rows[row];                                                    \
     const ct v = foo_masked_score(x[e], row % L, (e) % S, FOO_MASK_ROW(row), mask_s); \
-    const ct p = l == -INFINITY ? 0 : exp(v - l);                                  \
+    const ct p = v == -INFINITY ? 0 : exp(v - l); /* also where l is NaN or -inf */ \
     x[e] = p * (drop);                                                             \
     g[e] = p * (g[e] * (drop) - delta_rows[row]);                                  \
   } while (0)

@@ -5,7 +5,7 @@
 // Scores are kept as BN-wide vectors along keys, for a tile of BN keys at a time:
 // - flash_forward: a work-item takes BM queries of one batch and head and walks the key tiles,
 //   keeping each query's running maximum m, sum l and output acc, rescaled as m grows; then
-//   out = acc / l and lse = m + log l (a row with nothing left gives zeros and -inf).
+//   out = acc / l and lse = m + log l (a row with nothing left gives zeros and -inf, a NaN score NaNs).
 // - flash_grad_query: BM queries again, P = exp(S - lse) recomputed per tile, and
 //   dQ = scale * sum_j dS_ij K_j with dS = P * (dP' - delta), dP' = (dO V^T) dropped as P' was.
 // - flash_grad_key_value: a work-item takes BN keys and walks the queries BM at a time:
@@ -217,6 +217,8 @@ __kernel void flash_forward(__global const char* q_base, ulong q_offset, __globa
           m[r] = mt;
           FOO_UNROLL for (int k = 0; k < DV / VV; ++k) acc[r][k] *= alpha;
           pr *= FOO_DROP(first + r, j0, &draws[r]);
+        } else if (any(isnan(sr))) {
+          l[r] = NAN;  // NOTE: fmax passes over NaN: a row whose scores so far are NaN or masked keeps its NaN here
         }
         FOO_VSTORE(BN, pr, p[r]);
       }
@@ -225,9 +227,9 @@ __kernel void flash_forward(__global const char* q_base, ulong q_offset, __globa
     __global ct* out = FOO_PTR(ct, out_base, out_offset) + FOO_ROW(out_rows, bh, i0);
     __global ct* lse = FOO_PTR(ct, lse_base, lse_offset) + first;
     for (int r = 0; r < count; ++r) {
-      const ct inv = l[r] > 0 ? 1 / l[r] : 0;
+      const ct inv = l[r] != 0 ? 1 / l[r] : 0;  // a NaN sum stays NaN, as the CPU's
       for (int k = 0; k < DV / VV; ++k) FOO_VSTORE(VV, acc[r][k] * inv, out + r * out_rows.row + k * VV);
-      lse[r] = l[r] > 0 ? m[r] + log(l[r]) : -INFINITY;
+      lse[r] = l[r] != 0 ? m[r] + log(l[r]) : -INFINITY;
     }
   }
 }
@@ -236,7 +238,9 @@ __kernel void flash_forward(__global const char* q_base, ulong q_offset, __globa
 // dropped probabilities into *kept.
 inline tile_t foo_grad_tile(tile_t s, tile_t dp, ct lse, ct delta, ulong i, ulong j0, ulong S,
                             __global const mask_t* mask_row, long mask_s, tile_t drop, tile_t* kept) {
-  const tile_t p = lse == -INFINITY ? (tile_t)0 : exp(foo_mask_tile(s, i, j0, S, mask_row, mask_s) - lse);
+  // Masked scores have no probability, also in a row whose lse is NaN (or -inf: all masked).
+  const tile_t masked = foo_mask_tile(s, i, j0, S, mask_row, mask_s);
+  const tile_t p = select(exp(masked - lse), (tile_t)0, masked == (tile_t)(-INFINITY));
   *kept = p * drop;
   return p * (dp * drop - delta);
 }
