@@ -101,6 +101,8 @@ UNARY_OPS = {
     "isnan": Op(torch.isnan, out=False, exact=True),
     "isinf": Op(torch.isinf, out=False, exact=True),
     "isfinite": Op(torch.isfinite, out=False, exact=True),
+    "isposinf": Op(torch.isposinf, exact=True),
+    "isneginf": Op(torch.isneginf, exact=True),
     "signbit": Op(torch.signbit, exact=True),
     "nan_to_num": Op(torch.nan_to_num, inplace=Tensor.nan_to_num_, exact=True),
     "nan_to_num_values": Op(

@@ -1481,3 +1481,24 @@ EMPTY_INDEX_CASES = {
 @pytest.mark.parametrize("case", EMPTY_INDEX_CASES.values(), ids=EMPTY_INDEX_CASES.keys())
 def test_empty_index_corner_cases_raise_like_cpu(case):
     assert run_like_cpu(lambda: case("cpu"), lambda: case(FOO)) is None
+
+
+ALIASED_OUTS = {
+    "index_select": lambda x, i: torch.index_select(x, 0, i, out=x),
+    "index_select_into_the_index": lambda x, i: torch.index_select(i, 0, i, out=i),
+    "take": lambda x, i: torch.take(x, i, out=x),
+    "gather": lambda x, i: torch.gather(x, 0, i, out=x),
+    "masked_select": lambda x, i: torch.masked_select(x, i > 2, out=x),
+    "kthvalue": lambda x, i: torch.kthvalue(x, 2, 0, out=(x[:1].squeeze(0), torch.empty((), dtype=torch.long))),
+    "internal_overlap": lambda x, i: torch.index_select(x, 0, i[:2], out=torch.empty(1).to(x.device).expand(2)),
+}
+
+
+@pytest.mark.parametrize("call", ALIASED_OUTS.values(), ids=ALIASED_OUTS.keys())
+def test_an_out_sharing_memory_with_an_input_is_rejected_like_cpu(call):
+    """A kernel reading what it writes would give values that depend on the order of its work-items."""
+
+    def run(device: str) -> None:
+        call(torch.arange(6.0, device=device), torch.tensor([5, 4, 3, 2, 1, 0], device=device))
+
+    assert run_like_cpu(lambda: run("cpu"), lambda: run(FOO)) is None

@@ -1,7 +1,7 @@
 """Batch, layer and group norm against the CPU, forward values and every input's gradient: training and eval with
 running statistics updated in place (or none), with and without affine parameters, strided and channels-last inputs
 (channels_last results exactly where the CPU's are), 16-bit inputs with 16-bit or float32 parameters (forward only),
-and rows long enough that work-items share them. Nothing may fall back to the CPU.
+and rows long enough that work-items share them; shape errors as the CPU's. Nothing may fall back to the CPU.
 """
 
 import copy
@@ -20,6 +20,7 @@ from conftest import (
     forward_backward,
     on,
     randn,
+    run_like_cpu,
 )
 from torch import nn
 
@@ -300,3 +301,21 @@ def test_weight_norm_of_a_vector_matches_cpu(dtype):
     actual = torch.ops.aten._weight_norm_interface_backward(grad.to(FOO), v.to(FOO), g.to(FOO), actual[1], 0)
     for a, e in zip(actual, expected):
         torch.testing.assert_close(a.cpu(), e, **tolerance, check_dtype=False)
+
+
+SHAPE_ERRORS = {
+    "weight_of_another_shape": lambda d: F.layer_norm(torch.ones(2, 3, device=d), (3,), torch.ones(2, device=d)),
+    "bias_of_another_shape": lambda d: F.layer_norm(
+        torch.ones(2, 3, device=d), (3,), torch.ones(3, device=d), torch.zeros(4, device=d)
+    ),
+    "empty_normalized_shape": lambda d: torch.native_layer_norm(torch.ones(2, 3, device=d), (), None, None, 1e-5),
+    "input_of_another_shape": lambda d: F.layer_norm(torch.ones(2, 3, device=d), (2,)),
+    "rms_norm_weight_of_another_shape": lambda d: F.rms_norm(torch.ones(2, 3, device=d), (3,), torch.ones(2, device=d)),
+    "rms_norm_more_dims_than_the_input": lambda d: F.rms_norm(torch.ones(3, device=d), (1, 3)),
+}
+
+
+@pytest.mark.parametrize("call", SHAPE_ERRORS.values(), ids=SHAPE_ERRORS.keys())
+def test_norm_shape_errors_are_the_cpus(call):
+    """The kernels read weight and bias as normalized_shape's elements: shapes that differ must raise, as on the CPU."""
+    assert run_like_cpu(lambda: call("cpu"), lambda: call(FOO), same_message=True) is None

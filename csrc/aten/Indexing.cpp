@@ -8,6 +8,7 @@
 #include "launch/Index.h"
 #include "launch/Launch.h"
 
+#include <ATen/MemoryOverlap.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/native/IndexingUtils.h>
@@ -53,6 +54,9 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
   TORCH_CHECK(index.device() == self.device() && out.device() == self.device(),
               "index_select(): self, index and out must be on the same device, got ", self.device(), ", ",
               index.device(), " and ", out.device());
+  at::assert_no_internal_overlap(out);  // as CPU: kernels reading what they write give wrong values
+  at::assert_no_overlap(out, self);
+  at::assert_no_overlap(out, index);
   TORCH_CHECK(self.dim() > 0 || index.numel() <= 1, "index_select(): Index to scalar can have only 1 value, got ",
               index.numel(), " value(s)");
   const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
@@ -235,6 +239,9 @@ int64_t count_selected(const Tensor& condition, Tensor& selected, Tensor& positi
 Tensor& masked_select_out(const Tensor& self, const Tensor& mask, Tensor& out) {
   TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_select: expected BoolTensor for mask");
   TORCH_CHECK(self.scalar_type() == out.scalar_type(), "masked_select(): self and result must have the same scalar type");
+  at::assert_no_internal_overlap(out);
+  at::assert_no_overlap(out, self);
+  at::assert_no_overlap(out, mask);
   const c10::DeviceGuard guard(self.device());
   auto [values, condition] = at::expand_outplace(self, mask);
   Tensor selected, positions;

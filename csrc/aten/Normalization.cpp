@@ -6,6 +6,7 @@
 #include "launch/Norm.h"
 
 #include <ATen/TensorOperators.h>
+#include <ATen/native/layer_norm.h>
 #include <ATen/ops/add.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
@@ -229,13 +230,6 @@ int64_t numel_of(c10::IntArrayRef shape) {
   return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
 }
 
-void check_normalized_shape(const Tensor& input, c10::IntArrayRef normalized_shape) {
-  TORCH_CHECK(input.dim() >= static_cast<int64_t>(normalized_shape.size()) &&
-                  input.sizes().slice(input.dim() - normalized_shape.size()) == normalized_shape,
-              "Given normalized_shape=", normalized_shape, ", expected input with shape [*, ",
-              c10::Join(", ", normalized_shape), "], but got input of size", input.sizes());
-}
-
 // The product of the leading (not normalized) dims, which may hold a zero even when the normalized
 // ones do not, or not when they do.
 int64_t leading_rows(const Tensor& input, c10::IntArrayRef normalized_shape) {
@@ -254,7 +248,7 @@ std::vector<int64_t> stat_shape(const Tensor& input, c10::IntArrayRef normalized
 std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, c10::IntArrayRef normalized_shape,
                                               const OptionalTensor& weight, const OptionalTensor& bias, double eps) {
   const c10::DeviceGuard guard(input.device());
-  check_normalized_shape(input, normalized_shape);
+  at::native::_check_layer_norm_inputs(input, normalized_shape, weight.value_or(Tensor()), bias.value_or(Tensor()));
   const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
   const Tensor x = input.contiguous();
   const int64_t rows = leading_rows(input, normalized_shape);
@@ -301,7 +295,8 @@ std::tuple<Tensor, Tensor> rms_norm(const Tensor& input, c10::IntArrayRef normal
   TORCH_CHECK(at::isFloatingType(input.scalar_type()), "foo-cl: _fused_rms_norm supports floating-point input, got ",
               input.scalar_type(), " (torch.rms_norm takes its composite for complex input)");
   const c10::DeviceGuard guard(input.device());
-  check_normalized_shape(input, normalized_shape);
+  at::native::_check_rms_norm_inputs_symint(input, c10::fromIntArrayRefSlow(normalized_shape),
+                                             weight.value_or(Tensor()));
   const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
   const Tensor x = input.contiguous();
   const int64_t rows = leading_rows(input, normalized_shape);

@@ -7,6 +7,7 @@
 #include "aten/Structured.h"
 #include "launch/Index.h"
 
+#include <ATen/MemoryOverlap.h>
 #include <ATen/Dispatch.h>
 #include <ATen/Context.h>
 #include <ATen/TensorOperators.h>
@@ -182,6 +183,9 @@ Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
   TORCH_CHECK(out.scalar_type() == self.scalar_type(),
               "take(): self and result expected to have the same dtype, but got self.dtype = ", self.scalar_type(),
               " and result.dtype = ", out.scalar_type());
+  at::assert_no_internal_overlap(out);
+  at::assert_no_overlap(out, self);
+  at::assert_no_overlap(out, index);
   const c10::DeviceGuard guard(self.device());
   const Tensor flat = flat_index("take", "tried to take from an empty tensor", self, index);
   const Tensor positions = launch::launch_positions(flat, self.numel(), /*wrap=*/true, /*for_writes=*/false);

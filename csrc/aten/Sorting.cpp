@@ -7,6 +7,7 @@
 #include "aten/Structured.h"
 #include "launch/Sort.h"
 
+#include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/BucketizationUtils.h>
 #include <ATen/native/Resize.h>
@@ -320,6 +321,7 @@ Tensor median_all(const Tensor& self) {
 
 std::tuple<Tensor&, Tensor&> kthvalue_out(const Tensor& self, int64_t k, int64_t dim, bool keepdim, Tensor& values,
                                           Tensor& indices) {
+  at::assert_no_overlap(self, values);
   const c10::DeviceGuard guard(self.device());
   const bool zero_dim = self.dim() == 0;
   const Tensor x = zero_dim ? self.unsqueeze(0) : self;

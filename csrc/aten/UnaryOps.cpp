@@ -193,6 +193,19 @@ StructuredKernel<Meta, int64_t> round_decimals_kernel() {
   };
 }
 
+// isposinf and isneginf: as CPU, no integer or bool is infinite (the kernels compare in the input's dtype,
+// where infinity has no value).
+template <class Meta>
+StructuredKernel<Meta> infinity_test(std::string key) {
+  return [key = std::move(key)](Meta& iter) {
+    if (at::isFloatingType(iter.dtype(1))) {
+      launch::launch_pointwise(iter, key);
+    } else {
+      iter.output().fill_(false);
+    }
+  };
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -238,9 +251,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<at::meta::structured_signbit>(m, "signbit", nullptr, "signbit.out",
                                                     pointwise<at::meta::structured_signbit>("unary/signbit"));
   register_structured<at::meta::structured_isposinf>(m, "isposinf", nullptr, "isposinf.out",
-                                                     pointwise<at::meta::structured_isposinf>("unary/isposinf"));
+                                                     infinity_test<at::meta::structured_isposinf>("unary/isposinf"));
   register_structured<at::meta::structured_isneginf>(m, "isneginf", nullptr, "isneginf.out",
-                                                     pointwise<at::meta::structured_isneginf>("unary/isneginf"));
+                                                     infinity_test<at::meta::structured_isneginf>("unary/isneginf"));
   m.impl("abs.out", abs_out);
   m.impl("angle", angle);
   m.impl("angle.out", angle_out);

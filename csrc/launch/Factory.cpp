@@ -23,7 +23,10 @@ KernelCall range_kernel(at::TensorIteratorBase& iter, const char* name, c10::Sca
 void launch_arange(at::TensorIteratorBase& iter, const c10::Scalar& start, const c10::Scalar& step, int64_t size) {
   if (iter.numel() == 0) return;
   const c10::DeviceGuard guard(iter.device(0));
-  const c10::ScalarType acc = range_accumulate_type(iter.device(0).index(), iter.dtype(0));
+  // As CPU and CUDA, integers count in int64 from start and step converted to it (2.1 counts from 2).
+  const c10::ScalarType acc = c10::isIntegralType(iter.dtype(0), /*includeBool=*/true)
+                                  ? c10::kLong
+                                  : range_accumulate_type(iter.device(0).index(), iter.dtype(0));
   KernelCall call = range_kernel(iter, "arange_contig", acc);
   call.scalar(start, acc);
   call.scalar(step, acc);

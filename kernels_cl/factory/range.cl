@@ -1,6 +1,7 @@
 // factory/range: arange and linspace, whose elements depend on their index alone.
 // Build options: OUT (dtype name), ACC (the dtype the values are computed in, as CPU's
-// accumulate type: double for float64 and integers, float otherwise), INDEX_T.
+// accumulate type: long for arange of integers, double for float64 and linspace of integers,
+// float otherwise), INDEX_T.
 #define NOPERANDS 1
 #include "common.clh"
 
