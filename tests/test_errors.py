@@ -1,4 +1,5 @@
-"""Errors name what went wrong: invalid devices, mixed devices, unsupported dtypes, bad fill values,
+"""Errors name what went wrong: invalid devices, mixed devices, unsupported dtypes (NotImplementedError, as
+the CPU's, for an op given a dtype its kernel has no maths for), bad fill values,
 empty item(), pinning, pooling backwards given tensors of the wrong dtype, and a machine without any OpenCL
 device."""
 
@@ -64,6 +65,24 @@ def test_zero_dim_cpu_tensor_is_accepted_as_a_scalar(op):
 def test_complex32_is_not_supported(make):
     with pytest.raises(RuntimeError, match="not supported on foo"):
         make(torch.complex32)
+
+
+UNSUPPORTED_DTYPE_CALLS = {
+    "softmax_int64": lambda d: torch.softmax(torch.arange(6, device=d), 0),
+    "log_softmax_int64": lambda d: torch.log_softmax(torch.arange(6, device=d), 0),
+    "gelu_int64": lambda d: torch.nn.functional.gelu(torch.arange(6, device=d)),
+    "frac_int32": lambda d: torch.frac(torch.arange(6, dtype=torch.int32, device=d)),
+    "logaddexp_int64": lambda d: torch.logaddexp(torch.arange(6, device=d), torch.arange(6, device=d)),
+    "bitwise_not_float32": lambda d: torch.bitwise_not(torch.ones(6, device=d)),
+}
+
+
+@pytest.mark.parametrize("call", UNSUPPORTED_DTYPE_CALLS.values(), ids=UNSUPPORTED_DTYPE_CALLS.keys())
+def test_an_op_given_a_dtype_without_its_maths_raises_not_implemented_like_cpu(call):
+    with pytest.raises(NotImplementedError):
+        call("cpu")
+    with pytest.raises(NotImplementedError, match="is not implemented for '(Long|Int|Float)'"):
+        call(FOO)
 
 
 def test_fill_with_a_non_scalar_tensor_is_rejected_like_cpu():

@@ -16,7 +16,9 @@ using at::Tensor;
 template <class Meta>
 void register_forward(torch::Library& m, const char* functional, const char* out, bool log) {
   register_structured_with_self<Meta, int64_t, bool>(
-      m, functional, nullptr, out, [log](Meta& op, const Tensor& self, int64_t dim, bool) {
+      m, functional, nullptr, out, [log, functional](Meta& op, const Tensor& self, int64_t dim, bool) {
+        TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()), "foo-cl: ", functional,
+                                    " is not implemented for '", self.scalar_type(), "'");
         launch::launch_softmax(self.contiguous(), dim, log, op.maybe_get_output(0));
       });
 }

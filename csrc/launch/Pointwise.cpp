@@ -123,7 +123,15 @@ cl_kernel variant_kernel(const Variant& v, int ninputs) {
   thread_local std::unordered_map<Variant, cl_kernel, VariantHash> kernels;
   auto it = kernels.find(v);
   if (it != kernels.end()) return it->second;
-  const cl_kernel kernel = runtime::kernel(v.device, v.key, variant_name(v), build_options(v, ninputs));
+  cl_kernel kernel = nullptr;
+  try {
+    kernel = runtime::kernel(v.device, v.key, variant_name(v), build_options(v, ninputs));
+  } catch (const c10::Error& e) {
+    // NOTE: an op file has the maths of the dtypes its operator takes (gelu's floating ones, bitwise_not's
+    // integral ones), and does not build for others: the CPU's NotImplementedError for such a dtype.
+    TORCH_CHECK_NOT_IMPLEMENTED(false, "foo-cl: '", v.key, "' is not implemented for '", c10::toString(v.compute),
+                                "' (its kernel does not build for that dtype). ", e.what_without_backtrace());
+  }
   kernels.emplace(v, kernel);
   return kernel;
 }
