@@ -9,6 +9,9 @@ SOURCES := setup.py $(shell find csrc kernels_cl -type f -not -path 'csrc/genera
 .PHONY: test bench build system test-system clean
 
 # One pytest worker per core: on a fresh machine most of the time goes to compiling kernels.
+# NOTE: --dist worksteal lets an idle worker take tests queued for the other: with xdist's default
+# (load), the end of a cold rusticl run left its compiled transformers models on one worker for over
+# 12 minutes while the other waited.
 TEST_WORKERS ?= auto
 
 # The suite runs three times: on PoCL with the variants foo-cl picks for its devices, on PoCL with
@@ -18,7 +21,7 @@ TEST_WORKERS ?= auto
 # (tests needing one it lacks skip, tests/capability_needs.txt).
 POCL := FOO_CL_PLATFORM="Portable Computing Language"
 RUSTICL := FOO_CL_PLATFORM=rusticl RUSTICL_ENABLE=llvmpipe
-PYTEST := $(PY) -m pytest tests -n $(TEST_WORKERS) $(PYTEST_ARGS)
+PYTEST := $(PY) -m pytest tests -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 # What runs on the host alike for every kernel variant (imports, serialization, module conversion,
 # pinned memory, the profiler, the kernel cache and kernel code mapping, the fallback, streams, the
 # allocator, the benchmark plot, pyopencl interop and user kernels, torch.distributed) is left out of
