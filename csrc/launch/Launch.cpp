@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <unordered_map>
 
 namespace foo_cl::launch {
 
@@ -40,37 +39,9 @@ std::string index_option(int64_t n) {
 KernelCall::KernelCall(c10::DeviceIndex device, const std::string& key, const char* name, const std::string& options)
     : KernelCall(device, runtime::kernel(device, key, name, options), name, key) {}
 
-namespace {
-
-// NOTE: OpenCL kernels keep their arguments from one launch to the next, and PoCL copies an argument
-// into a new allocation at every clSetKernelArg (a free and an aligned malloc; for x.add_(1), 3,300 of
-// the 10,900 instructions its launch spent setting arguments and enqueueing): an argument whose bytes
-// did not change since its kernel's last launch is not set again. Kernels are created per thread
-// (runtime/ProgramCache) and never released, so this table of what each one holds is thread-local too.
-std::vector<std::string>& set_args_of(cl_kernel kernel) {
-  thread_local std::unordered_map<cl_kernel, std::vector<std::string>> set_args;
-  return set_args[kernel];
-}
-
-}  // namespace
-
 KernelCall::KernelCall(c10::DeviceIndex device, cl_kernel kernel, const char* name, std::string_view program)
-    : device_(device), kernel_(kernel), set_args_(&set_args_of(kernel)), name_(name) {
+    : device_(device), kernel_(kernel), name_(name) {
   if (runtime::tracing()) trace_name_ = std::string(program) + ":" + name;
-}
-
-void KernelCall::set_arg(size_t size, const void* data) {
-  if (set_args_->size() <= next_arg_) set_args_->resize(next_arg_ + 1);
-  std::string& held = (*set_args_)[next_arg_];
-  const bool same = data && held.size() == size && std::memcmp(held.data(), data, size) == 0;
-  if (!same) {
-    held.clear();  // unknown until set
-    const cl_int err = clSetKernelArg(kernel_, next_arg_, size, data);
-    TORCH_CHECK(err == CL_SUCCESS, "foo-cl: setting ", data ? "" : "local-memory ", "argument ", next_arg_,
-                " of kernel ", name_, " failed with ", runtime::cl_error_name(err));
-    if (data) held.assign(static_cast<const char*>(data), size);
-  }
-  ++next_arg_;
 }
 
 KernelCall& KernelCall::buffer(const void* address) {
@@ -128,7 +99,10 @@ KernelCall& KernelCall::scalar(const c10::Scalar& v, c10::ScalarType compute) {
 }
 
 KernelCall& KernelCall::local(size_t size) {
-  set_arg(size, nullptr);
+  const cl_int err = clSetKernelArg(kernel_, next_arg_, size, nullptr);
+  TORCH_CHECK(err == CL_SUCCESS, "foo-cl: setting local-memory argument ", next_arg_, " of kernel ", name_,
+              " failed with ", runtime::cl_error_name(err));
+  ++next_arg_;
   return *this;
 }
 
@@ -159,7 +133,10 @@ int max_layout_dims(c10::DeviceIndex device, int longs_per_dim, size_t other_arg
 }
 
 KernelCall& KernelCall::bytes(const void* data, size_t size) {
-  set_arg(size, data);
+  const cl_int err = clSetKernelArg(kernel_, next_arg_, size, data);
+  TORCH_CHECK(err == CL_SUCCESS, "foo-cl: setting argument ", next_arg_, " of kernel ", name_, " failed with ",
+              runtime::cl_error_name(err));
+  ++next_arg_;
   arg_bytes_ += size;
   return *this;
 }

@@ -132,12 +132,8 @@ class KernelCall {
   void launch_nd(const size_t global[3], const size_t local[3], cl_uint dims = 3);
 
  private:
-  // Sets argument next_arg_ unless the kernel holds these bytes there from its last launch.
-  void set_arg(size_t size, const void* data);
-
   c10::DeviceIndex device_;
   cl_kernel kernel_;
-  std::vector<std::string>* set_args_;  // what each argument of kernel_ holds: its bytes, or "" if unknown
   const char* name_;
   std::string trace_name_;  // "<program>:<name>" while the profiler traces, else empty
   cl_uint next_arg_ = 0;
