@@ -299,6 +299,21 @@ def test_extremum_over_nothing_raises_like_cpu(fn):
     assert run_like_cpu(lambda: fn(torch.empty(0, 3)), lambda: fn(torch.empty(0, 3, device=FOO))) is None
 
 
+SCANS = {"cumsum": torch.cumsum, "cumprod": torch.cumprod, "logcumsumexp": torch.logcumsumexp}
+
+
+@pytest.mark.parametrize("scan", SCANS.values(), ids=SCANS.keys())
+@pytest.mark.parametrize("shape", [(0,), (2, 0)], ids=str)
+def test_scan_of_nothing_checks_its_dim_like_cpu(scan, shape):
+    for dim in [len(shape), -len(shape) - 1, 3]:
+        assert (
+            run_like_cpu(
+                lambda d=dim: scan(torch.empty(shape), d), lambda d=dim: scan(torch.empty(shape, device=FOO), d)
+            )
+            is None
+        )
+
+
 # ---- ties, NaN and infinities --------------------------------------------------------------------------
 
 NAN, INF = math.nan, math.inf

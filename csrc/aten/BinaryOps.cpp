@@ -235,16 +235,18 @@ constexpr char kLogicalXor[] = "binary/logical_xor";
 
 }  // namespace
 
-#define FOO_COMPARISON(m, op)                                                                                 \
-  FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, op, "binary/" #op);                                                \
+// eq and ne pass Complex::accepted: the other comparisons are not defined for complex values.
+#define FOO_COMPARISON(m, op, ...)                                                                            \
+  FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, op, "binary/" #op __VA_OPT__(, ) __VA_ARGS__);                     \
   register_structured<at::meta::structured_##op##_Scalar, ScalarRef>(                                        \
       m, #op ".Scalar", #op "_.Scalar", #op ".Scalar_out",                                                    \
-      pointwise<at::meta::structured_##op##_Scalar, ScalarRef>("binary/" #op))
+      pointwise<at::meta::structured_##op##_Scalar, ScalarRef>("binary/" #op) __VA_OPT__(, ) __VA_ARGS__)
 
 // Comparison-style naming: "<op>.Tensor", "<op>_.Tensor", "<op>.Tensor_out".
-#define FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, op, key)                                                    \
+#define FOO_STRUCTURED_BINARY_TENSOR_VARIANTS(m, op, key, ...)                                               \
   register_structured<at::meta::structured_##op##_Tensor, TensorRef>(                                        \
-      m, #op ".Tensor", #op "_.Tensor", #op ".Tensor_out", pointwise<at::meta::structured_##op##_Tensor, TensorRef>(key))
+      m, #op ".Tensor", #op "_.Tensor", #op ".Tensor_out",                                                    \
+      pointwise<at::meta::structured_##op##_Tensor, TensorRef>(key) __VA_OPT__(, ) __VA_ARGS__)
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_alpha_op<at::meta::structured_add_Tensor>(m, "add", false);
@@ -296,8 +298,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_structured<at::meta::structured_fmin, TensorRef>(m, "fmin", nullptr, "fmin.out",
                                                             pointwise<at::meta::structured_fmin, TensorRef>("binary/fmin"));
 
-  FOO_COMPARISON(m, eq);
-  FOO_COMPARISON(m, ne);
+  FOO_COMPARISON(m, eq, Complex::accepted);
+  FOO_COMPARISON(m, ne, Complex::accepted);
   FOO_COMPARISON(m, lt);
   FOO_COMPARISON(m, le);
   FOO_COMPARISON(m, gt);

@@ -17,6 +17,7 @@ void cum_extremum_helper(const Tensor& self, Tensor& values, Tensor& indices, in
 }
 
 Tensor& logcumsumexp_out(const Tensor& self, int64_t dim, Tensor& out) {
+  dim = c10::maybe_wrap_dim(dim, self.dim());  // as CPU, also for an empty tensor
   if (self.is_complex()) {  // no complex scan kernel
     detail::run_fallback_on("_logcumsumexp.out", self, dim, out);
     return out;

@@ -1,4 +1,8 @@
-// binary/logical_xor: a xor b.
+// binary/logical_xor: a xor b (a complex value is true when either part is nonzero).
+#define OP_COMPLEX
 #define NIN 2
-#define OP(a, b) (((a) != 0) != ((b) != 0))
+#ifdef COMPUTE_IS_COMPLEX
+#define RESULT bool
+#endif
+#define OP(a, b) (FOO_NONZERO(a) != FOO_NONZERO(b))
 #include "pointwise.clh"

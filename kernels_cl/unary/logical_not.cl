@@ -1,4 +1,8 @@
-// unary/logical_not: a == 0.
+// unary/logical_not: a is zero (a complex value when both parts are).
+#define OP_COMPLEX
 #define NIN 1
-#define OP(a) ((a) == 0)
+#ifdef COMPUTE_IS_COMPLEX
+#define RESULT bool
+#endif
+#define OP(a) (!FOO_NONZERO(a))
 #include "pointwise.clh"
