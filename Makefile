@@ -31,11 +31,14 @@ PYTEST := $(PY) -m pytest tests -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARG
 HOST_SIDE := runtime_import runtime_serialization runtime_module_conversion runtime_pinned runtime_profiler \
 	runtime_kernel_cache runtime_kernel_code runtime_fallback runtime_streams runtime_memory benchmark_plot \
 	distributed opencl_interop opencl_kernels
-GPU_VARIANTS_ONLY := $(foreach t,$(HOST_SIDE),--ignore=tests/test_$(t).py) --dtype-per-kind
+# Compiled third-party models (the compiled_models marker: the transformers models, a quarter of the rusticl
+# run's time on a fresh machine) run in the first configuration only: in the others, the compile tests check
+# the generated kernels they are made of piece by piece.
+GPU_VARIANTS_ONLY := $(foreach t,$(HOST_SIDE),--ignore=tests/test_$(t).py) --dtype-per-kind -m "not compiled_models"
 test: build test-system
 	$(POCL) $(PYTEST)
 	$(POCL) FOO_CL_DEVICE_CLASS=gpu FOO_CL_MAX_PARAMETER_SIZE=256 $(PYTEST) $(GPU_VARIANTS_ONLY)
-	$(RUSTICL) $(PYTEST)
+	$(RUSTICL) $(PYTEST) -m "not compiled_models"
 
 bench: build
 	$(PY) -m benchmarks.run $(BENCH_ARGS)

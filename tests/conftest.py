@@ -310,6 +310,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "two_devices: needs foo:0 and foo:1 (skipped with a single OpenCL device)")
+    config.addinivalue_line(
+        "markers",
+        "compiled_models: torch.compile of whole third-party models, minutes of compiling on a fresh machine for "
+        "generated kernels the other compile tests check piece by piece; `make test` runs them in its first "
+        "configuration only (-m 'not compiled_models' in the others)",
+    )
 
 
 # What --dtype-per-kind leaves out: dtypes whose kernels are those of a kept dtype with other element types.

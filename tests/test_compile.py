@@ -655,6 +655,7 @@ def test_example_models_train_compiled_like_eager(name):
         torch.testing.assert_close(q, p, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.compiled_models
 @pytest.mark.parametrize("name", TINY_TRANSFORMERS)
 def test_transformers_models_compile_forward_and_train(name):
     torch.manual_seed(0)
