@@ -30,8 +30,8 @@ using Run = c10::function_ref<at::Tensor(const Candidate&)>;
 // The candidate `family` uses for `shape_class` on `device`: a pinned one (when it is one of
 // `candidates`), the default (the first) for work too small to be `tunable`, the cached choice, or
 // (when tuning) the fastest of `candidates` as timed now by `run` whose result agrees with the
-// first candidate's. Timing stops once FOO_CL_TUNE_BUDGET_MS (2000) have passed, builds included,
-// unless exhaustive.
+// first candidate's. Timing stops once FOO_CL_TUNE_BUDGET_MS (2000) have passed, not counting each
+// candidate's first, untimed run (which builds its program), unless exhaustive.
 Candidate choose(c10::DeviceIndex device, const std::string& family, const std::string& shape_class,
                  const std::vector<Candidate>& candidates, bool tunable, Run run);
 
