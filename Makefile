@@ -21,7 +21,7 @@ TEST_WORKERS ?= auto
 # (tests needing one it lacks skip, tests/capability_needs.txt).
 POCL := FOO_CL_PLATFORM="Portable Computing Language"
 RUSTICL := FOO_CL_PLATFORM=rusticl RUSTICL_ENABLE=llvmpipe
-PYTEST := $(PY) -m pytest tests -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
+PYTEST := $(PY) -m pytest tests -n $(TEST_WORKERS) --dist worksteal
 # What runs on the host alike for every kernel variant (imports, serialization, module conversion,
 # pinned memory, the profiler, the kernel cache and kernel code mapping, the fallback, streams, the
 # allocator, the benchmark plot, pyopencl interop and user kernels, torch.distributed) is left out of
@@ -32,13 +32,15 @@ HOST_SIDE := runtime_import runtime_serialization runtime_module_conversion runt
 	runtime_kernel_cache runtime_kernel_code runtime_fallback runtime_streams runtime_memory benchmark_plot \
 	distributed opencl_interop opencl_kernels
 # Compiled third-party models (the compiled_models marker: the transformers models, a quarter of the rusticl
-# run's time on a fresh machine) run in the first configuration only: in the others, the compile tests check
-# the generated kernels they are made of piece by piece.
-GPU_VARIANTS_ONLY := $(foreach t,$(HOST_SIDE),--ignore=tests/test_$(t).py) --dtype-per-kind -m "not compiled_models"
+# run's time on a fresh machine) run in the first configuration only; in the others, the compile tests
+# check the kinds of kernel Inductor generates for them (pointwise, reductions, softmax and norm patterns,
+# indexing, random numbers) and compile the example models. A -m in PYTEST_ARGS, which comes last, wins.
+WITHOUT_COMPILED_MODELS := -m "not compiled_models"
+GPU_VARIANTS_ONLY := $(foreach t,$(HOST_SIDE),--ignore=tests/test_$(t).py) --dtype-per-kind $(WITHOUT_COMPILED_MODELS)
 test: build test-system
-	$(POCL) $(PYTEST)
-	$(POCL) FOO_CL_DEVICE_CLASS=gpu FOO_CL_MAX_PARAMETER_SIZE=256 $(PYTEST) $(GPU_VARIANTS_ONLY)
-	$(RUSTICL) $(PYTEST) -m "not compiled_models"
+	$(POCL) $(PYTEST) $(PYTEST_ARGS)
+	$(POCL) FOO_CL_DEVICE_CLASS=gpu FOO_CL_MAX_PARAMETER_SIZE=256 $(PYTEST) $(GPU_VARIANTS_ONLY) $(PYTEST_ARGS)
+	$(RUSTICL) $(PYTEST) $(WITHOUT_COMPILED_MODELS) $(PYTEST_ARGS)
 
 bench: build
 	$(PY) -m benchmarks.run $(BENCH_ARGS)

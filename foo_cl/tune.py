@@ -3,8 +3,8 @@ below read and clear what it chose.
 
 foo's launchers ask the tuner (``csrc/tune/``) for each kernel's parameters per device and shape
 class. At a class's first use it times the candidates on the device in use, within
-``FOO_CL_TUNE_BUDGET_MS`` (2000), and keeps the fastest in a text file per device and driver beside
-the kernel cache. ``FOO_CL_TUNE`` is ``on`` (the default), ``off`` (defaults, nothing timed) or
+``FOO_CL_TUNE_BUDGET_MS`` (2000; the builds of their programs not counted), and keeps the fastest in
+a text file per device and driver beside the kernel cache. ``FOO_CL_TUNE`` is ``on`` (the default), ``off`` (defaults, nothing timed) or
 ``exhaustive`` (every candidate of a new class is timed).
 """
 

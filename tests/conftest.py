@@ -312,9 +312,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "two_devices: needs foo:0 and foo:1 (skipped with a single OpenCL device)")
     config.addinivalue_line(
         "markers",
-        "compiled_models: torch.compile of whole third-party models, minutes of compiling on a fresh machine for "
-        "generated kernels the other compile tests check piece by piece; `make test` runs them in its first "
-        "configuration only (-m 'not compiled_models' in the others)",
+        "compiled_models: torch.compile of whole third-party models, minutes of compiling on a fresh machine; "
+        "`make test` runs them in its first configuration only (-m 'not compiled_models' in the others)",
     )
 
 

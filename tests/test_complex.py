@@ -90,6 +90,7 @@ UNARY = {
     "imag": lambda t: t.imag * 1,
     "view_as_real": lambda t: torch.view_as_real(t) * 1,
     "isnan": torch.isnan,
+    "logical_not": lambda t: torch.logical_not(t * (t.real > 0)),
 }
 BINARY = {
     "add": torch.add,
@@ -107,7 +108,6 @@ BINARY = {
     "logical_and": lambda a, b: torch.logical_and(a * (a.real > 0), b * (b.imag > 0)),
     "logical_or": lambda a, b: torch.logical_or(a * (a.real > 0), b * (b.imag > 0)),
     "logical_xor": lambda a, b: torch.logical_xor(a * (a.real > 0), b * (b.imag > 0)),
-    "logical_not": lambda a, b: torch.logical_not(a * (b.real > 0)),
 }
 
 
@@ -146,6 +146,8 @@ def test_comparisons_and_truth_of_zero_parts_match_cpu():
         check_forward(op, [a, b])
         check_forward(lambda t, op=op: op(t, torch.tensor(1j)), [a])  # a 0-dim CPU operand
         check_forward(lambda x, y, op=op: op(x.real, y), [a, b])  # a real operand promotes to complex
+    for scalar in [1j, 0, complex("nan")]:  # Python scalars: eq.Scalar and ne.Scalar
+        check_forward(lambda t, s=scalar: (t == s, t != s, t.real == s, t.eq_(s)), [values])
     check_forward(torch.logical_not, [values])
     check_forward(lambda t: t.logical_and_(t.conj()), [values])  # in place: the output stays complex
     check_forward(lambda t: torch.logical_or(t, t, out=torch.empty_like(t.real)), [values])

@@ -30,6 +30,9 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kSeparator = " | ";
 constexpr int kTimedRuns = 5;
 constexpr int kBackToBack = 4;
+// In the file's name: files from before builds stopped counting against the budget may hold defaults
+// chosen untimed, and are not read.
+constexpr const char* kFileVersion = "-2";
 
 struct Table {
   bool loaded = false;
@@ -144,7 +147,8 @@ bool agrees(const at::Tensor& output, const at::Tensor& reference) {
 // checks its result against the first's and times it once; later rounds time every candidate within
 // twice the best again, in turn, so that a burst of load on the machine falls on all of them rather
 // than on one. Each keeps its best time, over up to kTimedRuns rounds while the budget lasts. The
-// untimed runs do not count against the budget: with a cold kernel cache, building the first
+// untimed runs do not count against the budget (so a class's first use on a cold kernel cache takes
+// the budget plus a build of every candidate, CLBlast's included): with them counted, building the first
 // candidates used it all up and left the class with its default, untimed against the others (a
 // 256x64x192 product of a linear layer's weight took 596 us with it, 90 us with the choice timed
 // against every candidate, pthread-skylake-avx512-AMD EPYC).
@@ -161,11 +165,13 @@ Entry tune(c10::DeviceIndex device, const std::string& family, const std::string
   runtime::synchronize_stream(device, stream);
   for (const Candidate& candidate : candidates) {
     if (!timed.empty() && !exhaustive && Clock::now() >= deadline) break;
+    const auto untimed_start = Clock::now();
+    bool credited = false;
     try {
-      const auto untimed_start = Clock::now();
       const at::Tensor output = run(candidate);
       runtime::synchronize_stream(device, stream);
       deadline += Clock::now() - untimed_start;
+      credited = true;
       // NOTE: a candidate that a driver miscompiles must not win by being fast.
       if (!reference.defined()) {
         reference = output;
@@ -177,6 +183,7 @@ Entry tune(c10::DeviceIndex device, const std::string& family, const std::string
     } catch (const c10::Error& e) {
       // A candidate the device cannot build or run (too much local memory, a work-group too large)
       // is left out; it never becomes the choice.
+      if (!credited) deadline += Clock::now() - untimed_start;
       if (first_error.empty()) first_error = candidate + ": " + e.what_without_backtrace();
     }
   }
@@ -262,8 +269,7 @@ std::vector<Entry> entries(c10::DeviceIndex device) {
 std::string cache_path(c10::DeviceIndex device) {
   const char* dir = std::getenv("FOO_CL_TUNE_DIR");
   const fs::path folder = dir && *dir ? fs::path(dir) : fs::path(runtime::disk_cache_dir()) / "tuning";
-  // NOTE: "-2": files written while program builds counted against the budget may hold untimed defaults.
-  return (folder / (runtime::device_cache_name(device) + "-2.txt")).string();
+  return (folder / (runtime::device_cache_name(device) + kFileVersion + ".txt")).string();
 }
 
 void clear(c10::DeviceIndex device) {

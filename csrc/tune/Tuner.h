@@ -31,7 +31,8 @@ using Run = c10::function_ref<at::Tensor(const Candidate&)>;
 // `candidates`), the default (the first) for work too small to be `tunable`, the cached choice, or
 // (when tuning) the fastest of `candidates` as timed now by `run` whose result agrees with the
 // first candidate's. Timing stops once FOO_CL_TUNE_BUDGET_MS (2000) have passed, not counting each
-// candidate's first, untimed run (which builds its program), unless exhaustive.
+// candidate's first, untimed run (which builds its program: on a cold kernel cache a class's first
+// use takes longer than the budget), unless exhaustive.
 Candidate choose(c10::DeviceIndex device, const std::string& family, const std::string& shape_class,
                  const std::vector<Candidate>& candidates, bool tunable, Run run);
 
