@@ -165,6 +165,8 @@ BETA_ZERO_CASES = {
     "addmm_bias_1d": (lambda a, b, c: torch.addmm(c, a, b, beta=0), [(5, 7), (7, 3), (3,)]),
     "addmm_k0": (lambda a, b, c: torch.addmm(c, a, b, beta=0), [(5, 0), (0, 3), (5, 3)]),
     "baddbmm": (lambda a, b, c: torch.baddbmm(c, a, b, beta=0), [(2, 5, 7), (2, 7, 3), (2, 5, 3)]),
+    # A bias per row, as a convolution's per output channel, with rows wide enough for vector stores.
+    "baddbmm_row_bias": (lambda a, b, c: torch.baddbmm(c, a, b, beta=0), [(2, 5, 7), (2, 7, 70), (5, 1)]),
     "addbmm": (lambda a, b, c: torch.addbmm(c, a, b, beta=0), [(2, 5, 7), (2, 7, 3), (5, 3)]),
     "addmv": (lambda a, v, c: torch.addmv(c, a, v, beta=0, alpha=2), [(5, 7), (7,), (5,)]),
 }

@@ -30,9 +30,11 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kSeparator = " | ";
 constexpr int kTimedRuns = 5;
 constexpr int kBackToBack = 4;
-// In the file's name: files from before builds stopped counting against the budget may hold defaults
-// chosen untimed, and are not read.
-constexpr const char* kFileVersion = "-2";
+// In the file's name, raised when a change makes the recorded choices stale, so that older files are
+// not read: "-2", builds stopped counting against the budget (older files may hold defaults chosen
+// untimed); "-3", gemm_nn's groups stopped padding M to LM rows and im2col_contig its rows' edges
+// element by element (older timings of small-M products and of im2col ranked other candidates).
+constexpr const char* kFileVersion = "-3";
 
 struct Table {
   bool loaded = false;

@@ -93,8 +93,9 @@ __kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles, long band) {
 #endif
   }
   if (tile >= n_tiles) return;
-  // Rows of C (and D) contiguous along N take vector stores.
-  const bool vector_store = s.c_n == 1 && (beta == 0 || s.d_n == 1);
+  // Rows of C contiguous along N take vector stores, when D's rows are contiguous too or each one
+  // value (a convolution's bias per output channel, d_n == 0).
+  const bool vector_store = s.c_n == 1 && (beta == 0 || s.d_n == 1 || s.d_n == 0);
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     if (m0 + i >= s.m) break;
@@ -102,7 +103,10 @@ __kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles, long band) {
     for (int j = 0; j < NV; ++j) {
       if (vector_store) {
         const long n = n0 + j * VW;
-        const VT v = beta == 0 ? alpha * acc[i][j] : alpha * acc[i][j] + beta * VLOAD(D + (m0 + i) * s.d_m + n);
+        __global const ct* d_row = D + (m0 + i) * s.d_m;
+        const VT v = beta == 0    ? alpha * acc[i][j]
+                     : s.d_n == 0 ? alpha * acc[i][j] + beta * d_row[0]
+                                  : alpha * acc[i][j] + beta * VLOAD(d_row + n);
         FOO_CAT(vstore, VW)(v, 0, C + (m0 + i) * s.c_m + n);
         continue;
       }

@@ -58,20 +58,19 @@ __kernel void im2col_contig(__global const char* image, ulong image_offset, __gl
     }
     __global const st* src = in + ((c.plane * depth + d) * height + h) * width;
     const int w0 = c.j * (int)s.dw - (int)s.pw;
+    // The output columns whose input column w0 + x * sw lies inside the row, [x_lo, x_hi): zeros
+    // before and after them, a plain (vectorised) copy between.
+    const int x_lo = min(out_w, w0 < 0 ? (sw - 1 - w0) / sw : 0);
+    const int x_hi = max(x_lo, min(out_w, w0 < width ? (width - w0 + sw - 1) / sw : 0));
     int x = 0;
+    for (; x < x_lo; ++x) dst[x] = (st)0;
 #ifdef VEC
     if (sw == 1) {
-      for (; x + VEC <= out_w; x += VEC) {
-        const int w = w0 + x;
-        if (w >= 0 && w + VEC <= width) {
-          FOO_CAT(vstore, VEC)(FOO_CAT(vload, VEC)(0, src + w), 0, dst + x);
-        } else {
-          for (int k = 0; k < VEC; ++k) dst[x + k] = w + k >= 0 && w + k < width ? src[w + k] : (st)0;
-        }
-      }
+      for (; x + VEC <= x_hi; x += VEC) FOO_CAT(vstore, VEC)(FOO_CAT(vload, VEC)(0, src + w0 + x), 0, dst + x);
     }
 #endif
-    for (int w = w0 + x * sw; x < out_w; ++x, w += sw) dst[x] = w >= 0 && w < width ? src[w] : (st)0;
+    for (; x < x_hi; ++x) dst[x] = src[w0 + x * sw];
+    for (; x < out_w; ++x) dst[x] = (st)0;
   }
 }
 
