@@ -482,6 +482,76 @@ def test_index_expressions_keep_their_operands_together(name):
     check(positions, torch.zeros(7, 9), rtol=1e-6, atol=0)
 
 
+def lane_index_expressions():
+    """Indices of a block's root variable x (sympy, as Inductor writes them) and whether lane-to-lane
+    offsets are constants in blocks of 16: windows, strides and transposes are; remainders and
+    quotients by numbers that neither divide nor are multiples of 16 are not."""
+    import sympy
+    from torch.utils._sympy.functions import FloorDiv, ModularIndexing
+
+    x = sympy.Symbol("x", integer=True, nonnegative=True)
+    r, s0 = sympy.Symbol("r", integer=True, nonnegative=True), sympy.Symbol("s0", integer=True, positive=True)
+    pool = ModularIndexing(x, 1, 2048)
+    return (
+        x,
+        {r: 3, s0: 5},
+        {
+            "pool_window": (
+                2 * ModularIndexing(pool, 1, 8) + 32 * FloorDiv(pool, 8) + 8192 * FloorDiv(x, 2048) + 17,
+                True,
+            ),
+            "contiguous": (x + 5, True),
+            "stride_3": (3 * x + r, True),
+            "transpose": (64 * ModularIndexing(x, 1, 64) + FloorDiv(x, 64), True),
+            "nested": (ModularIndexing(x, 4, 4) + s0 * ModularIndexing(x, 1, 4), True),
+            "remainder_3": (ModularIndexing(x, 1, 3), False),
+            "quotient_3": (FloorDiv(x, 3), False),
+            "remainder_12": (ModularIndexing(x, 1, 12), False),
+            "quotient_100": (4 * FloorDiv(x, 100), False),
+            "shifted_quotient": (FloorDiv(x + 3, 32), False),
+            "symbolic_remainder": (ModularIndexing(x, 1, s0), False),
+            "product": (x * FloorDiv(x, 16), False),
+        },
+    )
+
+
+@pytest.mark.parametrize("name", list(lane_index_expressions()[2]))
+def test_lane_offsets_are_each_lanes_distance_from_lane_0(name):
+    """Generated kernels read a block's lanes at lane 0's index plus these offsets where they are constants
+    (foo_cl.inductor.codegen._lane_offsets): checked against every lane of many blocks."""
+    import sympy
+
+    from foo_cl.inductor.codegen import _lane_offsets
+
+    x, values, expressions = lane_index_expressions()
+    index, constant = expressions[name]
+    offsets = _lane_offsets(index, x, 16)
+    assert (offsets is not None) == constant
+    if offsets is None:
+        return
+    for block in range(300):
+        start = int(index.subs({x: 16 * block, **values}))
+        for lane, offset in enumerate(offsets):
+            assert int(index.subs({x: 16 * block + lane, **values})) - start == int(sympy.sympify(offset).subs(values))
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 16, 16), (3, 2, 14, 14)])
+def test_windowed_and_strided_reads(shape):
+    """Max pooling, every other element and a transpose: reads a constant apart within a block, or not (odd
+    widths), in both directions (the pooling's backward)."""
+    x = normal(*shape, seed=31)
+    check(lambda x: F.max_pool2d(F.relu(x * 2), 2), x)
+    check(lambda x: x[:, :, ::2, ::2] + x[:, :, 1::2, 1::2] * x.transpose(2, 3)[:, :, ::2, 1::2], x)
+
+    def pool_backward(x: Tensor) -> Tensor:
+        out, indices = torch.ops.aten.max_pool2d_with_indices(x, [2, 2], [2, 2])
+        return torch.ops.aten.max_pool2d_with_indices_backward(
+            out * 2, x, [2, 2], [2, 2], [0, 0], [1, 1], False, indices
+        )
+
+    check(pool_backward, x)
+
+
 def test_an_index_in_masked_lanes_is_not_reported():
     """Padding masks the lanes outside the gathered values: their index (from a masked load, 0 - 5, so -2 after
     wrapping around 3 elements) is outside the tensor, and neither reported nor read."""
@@ -734,4 +804,7 @@ def test_a_fresh_process_compiles_in_any_import_order(first):
 def test_generated_code_is_shown_by_torch_logs():
     result = run_python(FRESH.format(first=""), TORCH_LOGS="output_code", TORCHINDUCTOR_FORCE_DISABLE_CACHES="1")
     assert result.returncode == 0, result.stderr
-    assert "__kernel void foo_kernel_" in result.stderr and "FOO_GRID_LOOP(xindex, xnumel)" in result.stderr
+    assert (
+        "__kernel void foo_red_fused_mul_sin_sum_0(" in result.stderr
+        and "FOO_GRID_LOOP(xindex, xnumel)" in result.stderr
+    )

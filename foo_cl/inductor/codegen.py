@@ -39,6 +39,7 @@ from typing import Any
 
 import sympy
 import torch
+from torch._inductor import config
 from torch._inductor.codegen.common import (
     CSE,
     BackendFeature,
@@ -56,7 +57,7 @@ from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
 from torch._inductor.custom_graph_pass import CustomGraphModulePass
 from torch._inductor.dtype_propagation import DtypePropagationOpsHandler
 from torch._inductor.graph import GraphLowering
-from torch._inductor.utils import get_bounds_index_expr, get_kernel_metadata, sympy_subs
+from torch._inductor.utils import get_bounds_index_expr, get_fused_kernel_name, get_kernel_metadata, sympy_subs
 from torch._inductor.virtualized import V, ops
 from torch.utils._ordered_set import OrderedSet
 from torch.utils._sympy.functions import FloorDiv, ModularIndexing
@@ -845,6 +846,17 @@ class OpenCLKernel(SIMDKernel):
                 return None
         return stride
 
+    def _lane_positions(self, index: sympy.Expr) -> list[str]:
+        """index at each lane of the current block, as C: lane 0's position plus a constant where
+        _lane_offsets finds them (one index computation, not FOO_W), else each lane's own."""
+        offsets = None
+        if not any(symbol_is_type(s, SymT.TMP) for s in index.free_symbols):
+            offsets = _lane_offsets(self._in_range_variable(index), self._lanes_tree.symbol(), self.lanes)
+        if offsets is None:
+            return [self._lane_position(index, lane) for lane in range(self.lanes)]
+        base = self._lane_position(index, 0)
+        return [base if offset == 0 else f"{base} + {self.index_to_str(offset)}" for offset in offsets]
+
     def _uniform(self, in_loop: bool) -> bool:
         """Whether values are the same in every lane: in a reduction over rows, outside its loop (a
         row's values); a read or write there takes lane 0's element once."""
@@ -875,8 +887,8 @@ class OpenCLKernel(SIMDKernel):
             element = self._guarded_element(_element(var, dtype, self._lane_position(index, 0)), 0, in_loop)
             return f"FOO_SPLAT({lane_type(dtype)}, {element})"
         lanes = [
-            self._guarded_element(_element(var, dtype, self._lane_position(index, lane)), lane, in_loop)
-            for lane in range(self.lanes)
+            self._guarded_element(_element(var, dtype, position), lane, in_loop)
+            for lane, position in enumerate(self._lane_positions(index))
         ]
         by_lane = f"FOO_PER_LANE({lane_type(dtype)}, {', '.join(lanes)})"
         if stride != 1 or self.masks:
@@ -919,7 +931,7 @@ class OpenCLKernel(SIMDKernel):
         index = self.prepare_indexing(expr)
         stride = self._lane_stride(index)
         if stride is None:
-            lanes = ", ".join(f"(long)({self._lane_position(index, lane)})" for lane in range(self.lanes))
+            lanes = ", ".join(f"(long)({position})" for position in self._lane_positions(index))
             return f"FOO_PER_LANE(long, {lanes})"
         base = f"FOO_SPLAT(long, {self._lane_position(index, 0)})"
         return base if stride == 0 else f"({base} + FOO_IOTA * ({self.index_to_str(stride)}))"
@@ -1246,6 +1258,66 @@ def _lane_of(t: str, name: Any, lane: sympy.Expr | int | str) -> str:
     return f"FOO_LANE({t}, {name}, {lane})"
 
 
+def _lane_offsets(index: sympy.Expr, root: sympy.Symbol, lanes: int) -> list[sympy.Expr] | None:
+    """How far index at each lane of a block lies from index at lane 0, where those are constants,
+    else None. A block's root variable is lanes * q + lane for some q, so a floor division by a
+    divisor of the alignment its operand is known to have, or a remainder modulo a multiple of
+    it, moves by a constant from lane to lane (pooling windows' index 2 * (x % 8) + 32 * (x // 8)
+    in blocks of 16: 0, 2, ..., 14, 32, 34, ...)."""
+    # An expression as B + c[lane], B the same in every lane and a multiple of `align` (0: B is 0).
+    Form = tuple[int, list[sympy.Expr]]
+
+    def floordiv(form: Form, divisor: sympy.Expr) -> Form | None:
+        align, c = form
+        if not isinstance(divisor, sympy.Integer) or divisor <= 0 or not all(isinstance(x, sympy.Integer) for x in c):
+            return None
+        d = int(divisor)
+        if align % d == 0:  # (B + c) // d == B // d + c // d
+            return align // d, [sympy.Integer(int(x) // d) for x in c]
+        if align and d % align == 0 and all(0 <= int(x) < align for x in c):  # B // d in every lane
+            return 1, [sympy.S.Zero] * len(c)
+        return None
+
+    def of(e: sympy.Expr) -> Form | None:
+        if root not in e.free_symbols:
+            return (0, [e] * lanes) if isinstance(e, sympy.Integer) else (1, [sympy.S.Zero] * lanes)
+        if e == root:
+            return lanes, [sympy.Integer(lane) for lane in range(lanes)]
+        if isinstance(e, sympy.Add):
+            forms = [of(a) for a in e.args]
+            if any(f is None for f in forms):
+                return None
+            return math.gcd(*(f[0] for f in forms)), [sympy.Add(*x) for x in zip(*(f[1] for f in forms))]
+        if isinstance(e, sympy.Mul):
+            scale, rest = e.as_independent(root, as_Add=False)
+            form = of(rest) if rest != e else None
+            if form is None:
+                return None
+            if form[0] == 0 or isinstance(scale, sympy.Integer):
+                align = abs(form[0] * int(scale)) if form[0] else 0
+            else:
+                align = 1  # a multiple of a symbol: no known alignment
+            return align, [scale * x for x in form[1]]
+        if isinstance(e, FloorDiv):
+            form = of(e.args[0])
+            return None if form is None else floordiv(form, e.args[1])
+        if isinstance(e, ModularIndexing):
+            form = of(e.args[0])
+            form = None if form is None else floordiv(form, e.args[1])
+            modulus = e.args[2]
+            if form is None or not isinstance(modulus, sympy.Integer):
+                return None
+            align, c, m = form[0], form[1], int(modulus)
+            if align % m == 0:  # B % m == 0
+                return 0, [sympy.Integer(int(x) % m) for x in c]
+            if m % align == 0 and all(0 <= int(x) < align for x in c):  # B % m + c stays below m
+                return align, c
+        return None
+
+    form = of(index)
+    return None if form is None else [sympy.simplify(x - form[1][0]) for x in form[1]]
+
+
 def _multiple(n: sympy.Expr, lanes: int) -> bool:
     return isinstance(n, sympy.Integer) and int(n) % lanes == 0
 
@@ -1358,7 +1430,10 @@ class OpenCLScheduling(SIMDScheduling):
         wrapper = V.graph.wrapper_code
         if src_code in wrapper.src_to_kernel:
             return wrapper.src_to_kernel[src_code]
-        name = f"foo_kernel_{wrapper.next_kernel_suffix()}"
+        # Named as Triton's kernels are (foo_poi_fused_add_relu_3), so profiles tell the kernels apart.
+        fused = get_fused_kernel_name(node_schedule, config.triton.descriptive_names)
+        category = "poi" if kernel.numels.get("r0_", 1) == 1 else "red"
+        name = "_".join(part for part in ("foo", category, fused, wrapper.next_kernel_suffix()) if part)
         wrapper.src_to_kernel[src_code] = name
         source = src_code.replace("KERNEL_NAME", name)
         origins, detailed = get_kernel_metadata(node_schedule, wrapper)
@@ -1467,7 +1542,7 @@ def _nchw_for_foo(decide: Any) -> Any:
 
     @functools.wraps(decide)
     def decide_layout_opt(gm: torch.fx.GraphModule, *args: Any, **kwargs: Any) -> bool:
-        if _convolves_on_foo(gm) and not torch._inductor.config.force_layout_optimization:
+        if _convolves_on_foo(gm) and not config.force_layout_optimization:
             return False
         return decide(gm, *args, **kwargs)
 
