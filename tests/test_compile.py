@@ -542,14 +542,19 @@ def test_windowed_and_strided_reads(shape):
     x = normal(*shape, seed=31)
     check(lambda x: F.max_pool2d(F.relu(x * 2), 2), x)
     check(lambda x: x[:, :, ::2, ::2] + x[:, :, 1::2, 1::2] * x.transpose(2, 3)[:, :, ::2, 1::2], x)
-
-    def pool_backward(x: Tensor) -> Tensor:
-        out, indices = torch.ops.aten.max_pool2d_with_indices(x, [2, 2], [2, 2])
-        return torch.ops.aten.max_pool2d_with_indices_backward(
-            out * 2, x, [2, 2], [2, 2], [0, 0], [1, 1], False, indices
-        )
-
     check(pool_backward, x)
+
+
+def pool_backward(x: Tensor) -> Tensor:
+    out, indices = torch.ops.aten.max_pool2d_with_indices(x, [2, 2], [2, 2])
+    return torch.ops.aten.max_pool2d_with_indices_backward(out * 2, x, [2, 2], [2, 2], [0, 0], [1, 1], False, indices)
+
+
+def test_pooling_backward_runs_foos_kernel():
+    """Not PyTorch's scatter_add decomposition (an atomic add per element in generated code) nor Inductor's
+    window gather (inlined into every consumer): foo's own max_pool2d_with_indices_backward."""
+    _, code = run_and_get_code(torch.compile(pool_backward), normal(2, 3, 8, 8).to(FOO))
+    assert "aten.max_pool2d_with_indices_backward" in "".join(code) and "ATOMIC_ADD" not in "".join(code)
 
 
 def test_an_index_in_masked_lanes_is_not_reported():
