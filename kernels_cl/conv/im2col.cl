@@ -60,8 +60,8 @@ __kernel void im2col_contig(__global const char* image, ulong image_offset, __gl
     const int w0 = c.j * (int)s.dw - (int)s.pw;
     // The output columns whose input column w0 + x * sw lies inside the row, [x_lo, x_hi): zeros
     // before and after them, a plain (vectorised) copy between.
-    const int x_lo = min(out_w, w0 < 0 ? (sw - 1 - w0) / sw : 0);
-    const int x_hi = max(x_lo, min(out_w, w0 < width ? (width - w0 + sw - 1) / sw : 0));
+    const int x_lo = min(out_w, w0 >= 0 ? 0 : sw == 1 ? -w0 : (sw - 1 - w0) / sw);
+    const int x_hi = max(x_lo, min(out_w, w0 >= width ? 0 : sw == 1 ? width - w0 : (width - w0 + sw - 1) / sw));
     int x = 0;
     for (; x < x_lo; ++x) dst[x] = (st)0;
 #ifdef VEC
