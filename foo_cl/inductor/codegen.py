@@ -815,43 +815,26 @@ class OpenCLKernel(SIMDKernel):
                 replacements[symbol] = sympy.Symbol(_lane(var, lane), integer=True)
         return self.index_to_str(sympy_subs(expr, replacements))
 
+    def _offsets_from_lane_0(self, index: sympy.Expr) -> list[sympy.Expr] | None:
+        """How far index at each lane of the current block lies from lane 0's, where those are
+        constants (_lane_offsets), else None (indirect indices vary by lane)."""
+        if any(symbol_is_type(s, SymT.TMP) for s in index.free_symbols):
+            return None
+        return _lane_offsets(self._in_range_variable(index), self._lanes_tree.symbol(), self.lanes)
+
     def _lane_stride(self, index: sympy.Expr) -> sympy.Expr | None:
         """How far index moves from lane to lane within a block (0: every lane the same element, 1:
-        consecutive elements), or None where that is not a constant. Blocks start at multiples of
-        the kernel's lanes, so floor divisions by multiples of it are constant in a block, and remainders
-        modulo them grow with the range variable."""
-        if any(symbol_is_type(s, SymT.TMP) for s in index.free_symbols):
-            return None  # indirect indices vary by lane
-        root = self._lanes_tree.symbol()
-        stride = sympy.S.Zero
-        for term in sympy.Add.make_args(self._in_range_variable(index)):
-            factors = [f for f in sympy.Mul.make_args(term) if root in f.free_symbols]
-            if not factors:
-                continue
-            if len(factors) > 1:
-                return None
-            (factor,) = factors
-            scale = term / factor
-            if factor == root or (
-                isinstance(factor, ModularIndexing)
-                and factor.args[:2] == (root, 1)
-                and _multiple(factor.args[2], self.lanes)
-            ):
-                stride += scale
-            elif not (
-                isinstance(factor, (ModularIndexing, FloorDiv))
-                and factor.args[0] == root
-                and _multiple(factor.args[1], self.lanes)
-            ):
-                return None
-        return stride
+        consecutive elements), or None where that is not one constant."""
+        offsets = self._offsets_from_lane_0(index)
+        if offsets is None:
+            return None
+        stride = offsets[1]
+        return stride if all(sympy.expand(offset - lane * stride) == 0 for lane, offset in enumerate(offsets)) else None
 
     def _lane_positions(self, index: sympy.Expr) -> list[str]:
         """index at each lane of the current block, as C: lane 0's position plus a constant where
-        _lane_offsets finds them (one index computation, not FOO_W), else each lane's own."""
-        offsets = None
-        if not any(symbol_is_type(s, SymT.TMP) for s in index.free_symbols):
-            offsets = _lane_offsets(self._in_range_variable(index), self._lanes_tree.symbol(), self.lanes)
+        there are such constants (one index computation, not FOO_W), else each lane's own."""
+        offsets = self._offsets_from_lane_0(index)
         if offsets is None:
             return [self._lane_position(index, lane) for lane in range(self.lanes)]
         base = self._lane_position(index, 0)
@@ -1315,11 +1298,7 @@ def _lane_offsets(index: sympy.Expr, root: sympy.Symbol, lanes: int) -> list[sym
         return None
 
     form = of(index)
-    return None if form is None else [sympy.simplify(x - form[1][0]) for x in form[1]]
-
-
-def _multiple(n: sympy.Expr, lanes: int) -> bool:
-    return isinstance(n, sympy.Integer) and int(n) % lanes == 0
+    return None if form is None else [sympy.expand(x - form[1][0]) for x in form[1]]
 
 
 def _element(var: str, dtype: torch.dtype, position: str) -> str:
