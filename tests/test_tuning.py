@@ -179,7 +179,9 @@ def test_first_use_times_every_candidate_when_exhaustive_and_keeps_the_fastest(e
     [(family, shape_class, choice, timings)] = result["choices"]
     assert (family, shape_class) == ("gemm", CLASS)
     assert sorted(candidate for _us, candidate in timings) == sorted(result["candidates"])
-    assert choice == timings[0][1] == min(timings)[1]
+    # Timings are kept to 0.1 us, so two candidates can tie: the choice is first and no slower.
+    assert choice == timings[0][1]
+    assert timings[0][0] == min(us for us, _candidate in timings)
     lines = [line for line in Path(result["path"]).read_text().splitlines() if not line.startswith("#")]
     assert lines == [f"gemm | {CLASS} | {choice} | " + "; ".join(f"{us:.1f} {c}" for us, c in timings)]
 
