@@ -35,7 +35,7 @@ import itertools
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import sympy
 import torch
@@ -290,11 +290,15 @@ class OpenCLOverrides(OpOverrides):
 
     @staticmethod
     def index_expr(expr: sympy.Expr, dtype: torch.dtype) -> str:
-        kernel = V.kernel
-        var = kernel.cse.generate(
-            kernel.compute, kernel.lanes_index(expr), bounds=get_bounds_index_expr(expr), dtype=torch.int64
-        )
-        return ops.to_dtype(var, dtype)
+        kernel, bounds = V.kernel, get_bounds_index_expr(expr)
+        lanes = kernel.lanes_index(expr)
+        var = kernel.generate_lanes(kernel.compute, lanes, torch.int64, bounds=bounds)
+        if dtype == torch.int64:
+            return var
+        converted = OpenCLOverrides.to_dtype(var, dtype)
+        if dtype == torch.int32 and lanes.first is not None:  # Inductor's int32 indices fit
+            return kernel.generate_lanes(kernel.compute, _Lanes(converted, f"(int)({lanes.first})", lanes.step), dtype)
+        return kernel.cse.generate(kernel.compute, converted, bounds=bounds, dtype=dtype)
 
     @staticmethod
     def masked(mask: CSEVariable, body: Any, other: Any) -> CSEVariable:
@@ -630,11 +634,16 @@ def _per_lane(name: str, scalar: Any):
 
 def _lanes_random(function: str):
     """A random op of kernels_cl/inductor.clh, on long lanes (seed, offset[, low, high]), with a
-    foo_random_tile of its own (the kernel declares it before its loops)."""
+    foo_random_tile of its own (the kernel declares it before its loops). Where every lane has one
+    seed and the lanes' offsets are consecutive (Inductor's seed load and index), its _RUN form
+    takes lane 0's, and does not check that at every block."""
 
-    def fn(*args: CSEVariable) -> str:
-        longs = [str(a) if _dtype_of(a) == torch.int64 else f"FOO_CVT(long, {a})" for a in args]
-        return f"{function}({', '.join(longs)}, {V.kernel.random_tile()})"
+    def fn(seed: CSEVariable, offset: CSEVariable, *bounds: CSEVariable) -> str:
+        tile = V.kernel.random_tile()
+        if getattr(seed, "step", None) == 0 and getattr(offset, "step", None) == 1:
+            args = [f"(long)({seed.first})", f"(long)({offset.first})", *map(_longs, bounds), tile]
+            return f"{function}_RUN({', '.join(args)})"
+        return f"{function}({', '.join([*map(_longs, (seed, offset, *bounds)), tile])})"
 
     return staticmethod(fn)
 
@@ -653,10 +662,36 @@ def _dtype_of(x: Any) -> torch.dtype | None:
     return getattr(x, "dtype", None)
 
 
+def _longs(x: CSEVariable) -> str:
+    """An integer value as a value of longs."""
+    return str(x) if _dtype_of(x) == torch.int64 else f"FOO_CVT(long, {x})"
+
+
 def _is_floating(*values: Any) -> bool:
     dtypes = [_dtype_of(v) for v in values]
     known = [d for d in dtypes if d is not None]
     return any(d.is_floating_point for d in known) if known else True
+
+
+class _Lanes(NamedTuple):
+    """A value's C expression, and where it is known, lane 0's value as a scalar C expression
+    (`first`) and how much each lane's exceeds the previous one's (`step`: 0 for one value)."""
+
+    code: str
+    first: str | None = None
+    step: int | None = None
+
+
+class LaneVariable(CSEVariable):
+    """A value variable, with what is known of its lanes (as _Lanes's first and step)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.first: str | None = None
+        self.step: int | None = None
+
+    def known_lanes(self, first: str, step: int) -> None:
+        self.first, self.step = first, step
 
 
 class LaneCSE(CSE):
@@ -709,6 +744,16 @@ class OpenCLKernel(SIMDKernel):
         self.random_tiles: list[str] = []  # foo_random_tile variables of the kernel's random ops
         self.reports_errors = False  # whether the kernel takes its device's error word (check_bounds)
 
+    def create_cse_var(self, *args: Any, **kwargs: Any) -> LaneVariable:
+        return LaneVariable(*args, **kwargs)
+
+    def generate_lanes(self, buffer: IndentedBuffer, lanes: _Lanes, dtype: torch.dtype, **kwargs: Any) -> CSEVariable:
+        """A variable holding `lanes`'s value, of dtype, knowing what lanes knows."""
+        var = self.cse.generate(buffer, lanes.code, dtype=dtype, **kwargs)
+        if lanes.first is not None and lanes.step is not None:
+            var.known_lanes(lanes.first, lanes.step)
+        return var
+
     def random_tile(self) -> str:
         """A new random op's foo_random_tile variable."""
         self.random_tiles.append(f"foo_tile{len(self.random_tiles)}")
@@ -745,11 +790,11 @@ class OpenCLKernel(SIMDKernel):
         dtype = V.graph.get_dtype(name)
         if self._loads_outside_loop(index):
             # Values a reduction's row does not change are read once, before its loop.
-            line = self._lanes_load(var, dtype, index, in_loop=False)
-            result = self.cse.generate(self.body, line, dtype=compute_dtype(dtype))
+            lanes = self._lanes_load(var, dtype, index, in_loop=False)
+            result = self.generate_lanes(self.body, lanes, compute_dtype(dtype))
             self.outside_loop_vars.add(result)
             return result
-        return self.cse.generate(self.loads, self._lanes_load(var, dtype, index), dtype=compute_dtype(dtype))
+        return self.generate_lanes(self.loads, self._lanes_load(var, dtype, index), compute_dtype(dtype))
 
     def store(self, name: str, index: sympy.Expr, value: CSEVariable, mode: Any = None) -> None:
         var = self.args.output(name)
@@ -860,7 +905,7 @@ class OpenCLKernel(SIMDKernel):
         guard = self._lane_guard(lane, in_loop)
         return f"({guard} ? {element} : 0)" if guard else element
 
-    def _lanes_load(self, var: str, dtype: torch.dtype, index: sympy.Expr, in_loop: bool | None = None) -> str:
+    def _lanes_load(self, var: str, dtype: torch.dtype, index: sympy.Expr, in_loop: bool | None = None) -> _Lanes:
         """A value of FOO_W lanes read from buffer var at index: consecutive elements in one vector
         load, one element broadcast, otherwise lane by lane; under masks and in a reduction's last
         block, only the lanes that may read do."""
@@ -868,14 +913,14 @@ class OpenCLKernel(SIMDKernel):
         stride = self._lane_stride(index)
         if (stride == 0 and not self.masks) or self._uniform(in_loop):
             element = self._guarded_element(_element(var, dtype, self._lane_position(index, 0)), 0, in_loop)
-            return f"FOO_SPLAT({lane_type(dtype)}, {element})"
+            return _Lanes(f"FOO_SPLAT({lane_type(dtype)}, {element})", element, 0)
         lanes = [
             self._guarded_element(_element(var, dtype, position), lane, in_loop)
             for lane, position in enumerate(self._lane_positions(index))
         ]
         by_lane = f"FOO_PER_LANE({lane_type(dtype)}, {', '.join(lanes)})"
         if stride != 1 or self.masks:
-            return by_lane
+            return _Lanes(by_lane)
         base = self._lane_position(index, 0)
         if dtype == torch.float16:
             whole = f"FOO_LANES_LOAD_HALF({var}, {base})"
@@ -885,7 +930,7 @@ class OpenCLKernel(SIMDKernel):
             whole = f"FOO_BOOL(FOO_LANES_LOAD({var}, {base}) != (uchar)0)"
         else:
             whole = f"FOO_LANES_LOAD({var}, {base})"
-        return f"(foo_tail ? {by_lane} : {whole})" if in_loop else whole
+        return _Lanes(f"(foo_tail ? {by_lane} : {whole})" if in_loop else whole)
 
     def _lanes_store(self, var: str, dtype: torch.dtype, index: sympy.Expr, value: CSEVariable) -> str:
         """A statement writing the lanes of value to buffer var at index (one element: lane 0's)."""
@@ -909,15 +954,19 @@ class OpenCLKernel(SIMDKernel):
     def _each_lane(statement: str) -> str:
         return f"for (int foo_l = 0; foo_l < FOO_W; ++foo_l) {statement}"
 
-    def lanes_index(self, expr: sympy.Expr) -> str:
+    def lanes_index(self, expr: sympy.Expr) -> _Lanes:
         """The lanes of an index expression as a value of longs."""
         index = self.prepare_indexing(expr)
         stride = self._lane_stride(index)
         if stride is None:
             lanes = ", ".join(f"(long)({position})" for position in self._lane_positions(index))
-            return f"FOO_PER_LANE(long, {lanes})"
-        base = f"FOO_SPLAT(long, {self._lane_position(index, 0)})"
-        return base if stride == 0 else f"({base} + FOO_IOTA * ({self.index_to_str(stride)}))"
+            return _Lanes(f"FOO_PER_LANE(long, {lanes})")
+        first = self._lane_position(index, 0)
+        base = f"FOO_SPLAT(long, {first})"
+        if stride == 0:
+            return _Lanes(base, first, 0)
+        code = f"({base} + FOO_IOTA * ({self.index_to_str(stride)}))"
+        return _Lanes(code, first, int(stride)) if isinstance(stride, sympy.Integer) else _Lanes(code)
 
     def device_assert_async(self, cond: CSEVariable, msg: str) -> None:
         """torch._assert_async (one_hot's class check): a lane where cond is false and that may touch memory sets
@@ -1171,7 +1220,8 @@ class OpenCLKernel(SIMDKernel):
         numel = f"{self.range_trees[0].prefix}numel"
         code.writeline("#ifdef FOO_CPU_DEVICE")
         code.writeline(f"#define FOO_W {self.lanes}")
-        code.writeline(f"FOO_BLOCK_RANGE(foo_x, foo_blocks_end, foo_end, {numel}, FOO_W);")
+        unit = "FOO_RANDOM_TILE_SPAN" if self.random_tiles else "FOO_W"
+        code.writeline(f"FOO_BLOCK_RANGE(foo_x, foo_blocks_end, foo_end, {numel}, FOO_W, {unit});")
         code.writeline("for (; foo_x < foo_blocks_end; foo_x += FOO_W) {")
         with code.indent():
             code.splice(self.body)
