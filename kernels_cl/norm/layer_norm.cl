@@ -44,9 +44,13 @@ __kernel void layer_norm_rows(__global const char* input, ulong input_offset, __
     }
     // NOTE: 1 / sqrt, not rsqrt, whose accuracy varies by vendor (as unary/rsqrt).
     const acc_t scale = 1 / sqrt(foo_group_sum(scratch, foo_sum_value(squares)) / (acc_t)inner + eps);
-    for (i = lid; i < inner; i += LOCAL_SIZE) {
-      FOO_STORE(DT, yr, i, foo_affine((FOO_LOAD_ACC(xr, i) - mu) * scale, w, b, i));
-    }
+    i = lid;
+#if LOCAL_SIZE == 1
+#if FOO_STORES8(DT)
+    for (; i + 8 <= inner; i += 8) FOO_STORE8(yr, i, foo_affine8((FOO_LOAD8(xr, i) - mu) * scale, w, b, i));
+#endif
+#endif
+    for (; i < inner; i += LOCAL_SIZE) FOO_STORE(DT, yr, i, foo_affine((FOO_LOAD_ACC(xr, i) - mu) * scale, w, b, i));
     if (lid == 0) {
 #ifndef RMS
       m[row] = mu;
