@@ -182,6 +182,34 @@ def test_normalization_of_few_long_rows_matches_cpu(case):
     check_gradients(fn, inputs, tolerances={torch.float32: {"rtol": 1e-4, "atol": 1e-4}})
 
 
+# Many rows, so that the weight and bias gradients sum in several chunks of rows, the last one partial
+# (1001 rows), over rows of 8 columns, rows not a multiple of 8 (37) and shorter than 8 (5).
+PARAMETER_GRAD_SHAPES = {"1001x64": (1001, 64), "7x43x37": (7, 43, 37), "500x5": (500, 5)}
+
+
+@pytest.mark.parametrize("op", ["layer_norm", "rms_norm"])
+@pytest.mark.parametrize("shape", PARAMETER_GRAD_SHAPES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=dtype_id)
+def test_parameter_gradients_over_many_rows_match_cpu(dtype, shape, op):
+    x = randn(*PARAMETER_GRAD_SHAPES[shape], dtype=dtype) * 2 + 1
+    n = x.shape[-1]
+    if op == "layer_norm":
+        params = [randn(n, dtype=dtype, seed=1), randn(n, dtype=dtype, seed=2)]
+        fn = lambda x, w, b: F.layer_norm(x, (n,), w, b)
+    else:
+        params = [randn(n, dtype=dtype, seed=1)]
+        fn = lambda x, w: F.rms_norm(x, (n,), w)
+    if dtype in (torch.float16, torch.bfloat16):
+        # Sums of 16-bit terms in another order than the CPU's: against float64's, rounded to dtype.
+        grad = randn(*x.shape, dtype=dtype, seed=99)
+        output, grads = forward_backward(fn, [t.double() for t in [x, *params]], grad.double())
+        expected = (output.to(dtype), [g.to(dtype) for g in grads])
+        actual = forward_backward(fn, [on(FOO, t) for t in [x, *params]], grad)
+        assert_close_to_cpu(actual, expected, LOW_PRECISION)
+    else:
+        check_gradients(fn, [x, *params], tolerances={torch.float32: {"rtol": 1e-4, "atol": 1e-4}})
+
+
 GROUP_NORM_SHAPES = {"2d": (4, 6), "3d": (3, 6, 7), "4d": (2, 6, 4, 5)}
 
 

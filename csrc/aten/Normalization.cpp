@@ -276,13 +276,9 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
     launch::launch_input_grad(g, x, mu, r, w, sums, grad_input, rows, n, static_cast<double>(n), true, false);
   }
   if ((output_mask[1] && present(weight)) || (output_mask[2] && present(bias))) {
-    const Tensor rows_g = g.view({rows, n}).to(acc);
-    if (output_mask[1] && present(weight)) {
-      const Tensor xhat = at::empty({rows, n}, x.options().dtype(acc));
-      launch::launch_normalize(x.to(acc), mu, r, Tensor(), Tensor(), xhat, rows, n, true);
-      grad_weight = (rows_g * xhat).sum(0).view(weight->sizes()).to(weight->scalar_type());
-    }
-    if (output_mask[2] && present(bias)) grad_bias = rows_g.sum(0).view(bias->sizes()).to(bias->scalar_type());
+    const auto [sum_g_xhat, sum_g] = launch::launch_param_grads(g, x, mu, r, rows, n);
+    if (output_mask[1] && present(weight)) grad_weight = sum_g_xhat.view(weight->sizes()).to(weight->scalar_type());
+    if (output_mask[2] && present(bias)) grad_bias = sum_g.view(bias->sizes()).to(bias->scalar_type());
   }
   return {grad_input, grad_weight, grad_bias};
 }
@@ -310,27 +306,27 @@ std::tuple<Tensor, Tensor> rms_norm(const Tensor& input, c10::IntArrayRef normal
   return {out, rstd.view(stat_shape(input, normalized_shape))};
 }
 
-// grad_input = rstd * (gw - xhat * mean(gw * xhat)), gw = grad * weight, xhat = input * rstd;
-// grad_weight = the sum of grad * xhat over the leading dims. Composed of foo's kernels.
+// grad_input = rstd * (gw - xhat * mean(gw * xhat)), gw = grad * weight, xhat = input * rstd,
+// composed of foo's kernels; grad_weight = the sum of grad * xhat over the leading dims, in one pass.
 std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tensor& input,
                                              c10::IntArrayRef normalized_shape, const Tensor& rstd,
                                              const OptionalTensor& weight, std::array<bool, 2> output_mask) {
   const c10::DeviceGuard guard(input.device());
   const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
-  const int64_t lead = input.dim() - static_cast<int64_t>(normalized_shape.size());
-  std::vector<int64_t> normalized_dims(normalized_shape.size()), leading_dims(lead);
-  std::iota(normalized_dims.begin(), normalized_dims.end(), lead);
-  std::iota(leading_dims.begin(), leading_dims.end(), 0);
-  const Tensor g = grad_out.to(acc), xhat = input.to(acc) * rstd;
   Tensor grad_input, grad_weight;
   if (output_mask[0]) {
+    std::vector<int64_t> normalized_dims(normalized_shape.size());
+    std::iota(normalized_dims.begin(), normalized_dims.end(), input.dim() - static_cast<int64_t>(normalized_shape.size()));
+    const Tensor g = grad_out.to(acc), xhat = input.to(acc) * rstd;
     const Tensor gw = present(weight) ? g * weight->to(acc) : g;
     grad_input = (rstd * (gw - xhat * (gw * xhat).mean(normalized_dims, /*keepdim=*/true))).to(input.scalar_type());
   }
   if (output_mask[1] && present(weight)) {
-    // NOTE: sum over no dims would reduce over all of them.
-    const Tensor per_row = g * xhat;
-    grad_weight = (leading_dims.empty() ? per_row : per_row.sum(leading_dims)).to(weight->scalar_type());
+    const int64_t n = numel_of(normalized_shape);
+    const Tensor sum_g_xhat = launch::launch_param_grads(grad_out.contiguous(), input.contiguous(), Tensor(),
+                                                         rstd.to(acc).contiguous(), n == 0 ? 0 : input.numel() / n, n)
+                                  .first;
+    grad_weight = sum_g_xhat.view(weight->sizes()).to(weight->scalar_type());
   }
   return {grad_input, grad_weight};
 }

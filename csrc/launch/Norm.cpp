@@ -8,8 +8,11 @@
 
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/sum.h>
 #include <ATen/ops/zeros.h>
 #include <c10/core/DeviceGuard.h>
+
+#include <algorithm>
 
 namespace foo_cl::launch {
 namespace {
@@ -111,8 +114,8 @@ at::Tensor launch_group_sums(const at::Tensor& grad, const at::Tensor& input, co
                              const at::Tensor& rstd, const at::Tensor& weight, int64_t groups, int64_t outer,
                              int64_t inner, bool per_element) {
   TORCH_INTERNAL_ASSERT(grad.is_contiguous() && input.is_contiguous());
-  const at::Tensor sums = at::zeros({groups, 2}, mean.options());
-  if (groups == 0 || input.numel() == 0) return sums;
+  if (groups == 0 || input.numel() == 0) return at::zeros({groups, 2}, mean.options());
+  const at::Tensor sums = at::empty({groups, 2}, mean.options());  // every group's written
   const c10::DeviceGuard guard(input.device());
   const runtime::DeviceInfo& info = runtime::device_info(input.device().index());
   const size_t local = info.row_group_size;
@@ -156,6 +159,44 @@ void launch_input_grad(const at::Tensor& grad, const at::Tensor& input, const at
       .scalar(count, mean.scalar_type())
       .count(n)
       .launch(n);
+}
+
+std::pair<at::Tensor, at::Tensor> launch_param_grads(const at::Tensor& grad, const at::Tensor& input,
+                                                     const at::Tensor& mean, const at::Tensor& rstd, int64_t rows,
+                                                     int64_t n) {
+  TORCH_INTERNAL_ASSERT(grad.is_contiguous() && input.is_contiguous() && rstd.is_contiguous());
+  TORCH_INTERNAL_ASSERT(!mean.defined() || mean.is_contiguous());
+  const bool rms = !mean.defined();
+  if (rows == 0 || n == 0) return {at::zeros({n}, rstd.options()), at::zeros({n}, rstd.options())};
+  const runtime::DeviceInfo& info = runtime::device_info(input.device().index());
+  // A work-item per chunk of rows on CPU devices: 4 chunks per compute unit, of at least 16 rows.
+  // Elsewhere a work-item per chunk and 8 columns: about 4096 of them, chunks of at least 16 rows.
+  const int64_t column_blocks = info.cpu_class ? 1 : (n + 7) / 8;
+  const int64_t wanted = info.cpu_class ? 4 * static_cast<int64_t>(std::max<uint32_t>(info.compute_units, 1))
+                                        : 4096 / column_blocks;
+  const int64_t chunks = std::clamp<int64_t>(wanted, 1, std::max<int64_t>(rows / 16, 1));
+  const int64_t chunk = (rows + chunks - 1) / chunks;
+  const int64_t used = (rows + chunk - 1) / chunk;  // chunks holding rows
+  const at::Tensor partial = at::empty({2, used, n}, rstd.options());  // every element written
+  {
+    const c10::DeviceGuard guard(input.device());
+    const int64_t units = used * column_blocks;
+    KernelCall(input.device().index(), "norm/norm_backward", "param_grads",
+               norm_options(input, rstd, at::Tensor(), /*per_element=*/true) + "-DLOCAL_SIZE=1 " + index_option(units) +
+                   (rms ? "-DRMS" : ""))
+        .buffer(grad.const_data_ptr())
+        .buffer(input.const_data_ptr())
+        .buffer(or_unused(mean, rstd))
+        .buffer(rstd.const_data_ptr())
+        .buffer(partial.data_ptr())
+        .value(static_cast<uint64_t>(rows))
+        .value(static_cast<uint64_t>(n))
+        .value(static_cast<uint64_t>(chunk))
+        .count(units)
+        .launch_loops(units, 1);
+  }
+  const at::Tensor sums = partial.sum(1);
+  return {sums[0], sums[1]};
 }
 
 }  // namespace foo_cl::launch

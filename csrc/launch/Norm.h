@@ -8,6 +8,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <utility>
+
 namespace foo_cl::launch {
 
 // Each group's mean and biased variance.
@@ -35,5 +37,12 @@ void launch_input_grad(const at::Tensor& grad, const at::Tensor& input, const at
                        const at::Tensor& rstd, const at::Tensor& weight, const at::Tensor& sums,
                        const at::Tensor& grad_input, int64_t groups, int64_t inner, double count, bool per_element,
                        bool eval);
+
+// layer_norm's parameter gradients over `rows` rows of `n` elements: {sum over rows of grad * xhat,
+// sum over rows of grad}, each [n] in the statistics' dtype (rms_norm's, mean undefined: xhat =
+// input * rstd; its second is then unused).
+std::pair<at::Tensor, at::Tensor> launch_param_grads(const at::Tensor& grad, const at::Tensor& input,
+                                                     const at::Tensor& mean, const at::Tensor& rstd, int64_t rows,
+                                                     int64_t n);
 
 }  // namespace foo_cl::launch

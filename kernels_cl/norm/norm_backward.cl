@@ -4,8 +4,8 @@
 // group_sums writes each group's sum(gw) and sum(gw * xhat); input_grad writes
 // rstd * (gw - (sum(gw) + xhat * sum(gw * xhat)) / count) (or rstd * gw with EVAL, running
 // statistics); weights in ACC. Work-items share input_grad's elements (foo_block_walk of
-// norm/norm.clh). Build options: DT, ACC (dtype names), INDEX_T, LOCAL_SIZE, PER_ELEMENT,
-// WITH_WEIGHT, EVAL.
+// norm/norm.clh). param_grads sums layer_norm's weight and bias gradients over rows. Build options:
+// DT, ACC (dtype names), INDEX_T, LOCAL_SIZE, PER_ELEMENT, WITH_WEIGHT, EVAL, RMS.
 #include "common.clh"
 #include "norm/norm.clh"
 
@@ -102,4 +102,85 @@ __kernel void input_grad(__global const char* grad, ulong grad_offset, __global 
       FOO_STORE(DT, dx, base + i, v);
     }
   }
+}
+
+// layer_norm's (and with RMS rms_norm's) parameter gradients, summed over rows in chunks of a
+// [rows, n] input: chunk k's sums of dy * xhat (the weight's) go to partial[k] and of dy (the
+// bias's) to partial[chunks + k], rows of n, for the launcher to sum over k. Each reads dy and x
+// once, eight elements a load (built with LOCAL_SIZE=1, so that FOO_LOAD8 reads consecutive
+// elements on every device):
+// - CPU devices: a work-item takes a chunk and walks its rows in order, adding each into the
+//   chunk's partial rows (which stay in its cache);
+// - elsewhere: a work-item takes eight columns of a chunk, summed in registers down its rows
+//   (neighbouring work-items reading neighbouring columns).
+#define FOO_SUM_AT(p, j, v) vstore8(vload8(0, (p) + (j)) + (v), 0, (p) + (j))
+
+__kernel void param_grads(__global const char* grad, ulong grad_offset, __global const char* input, ulong input_offset,
+                          __global const char* mean, ulong mean_offset, __global const char* rstd, ulong rstd_offset,
+                          __global char* partial, ulong partial_offset, ulong rows, ulong n, ulong chunk,
+                          INDEX_T units) {
+  __global const st* dy = FOO_PTR(const st, grad, grad_offset);
+  __global const st* x = FOO_PTR(const st, input, input_offset);
+  __global const acc_t* m = FOO_PTR(const acc_t, mean, mean_offset);
+  __global const acc_t* r = FOO_PTR(const acc_t, rstd, rstd_offset);
+  __global acc_t* out = FOO_PTR(acc_t, partial, partial_offset);
+  const ulong chunks = (rows + chunk - 1) / chunk;
+#ifdef FOO_CPU_DEVICE
+  FOO_GRID_LOOP(k, units) {
+    __global acc_t* sum_w = out + k * n;
+    __global acc_t* sum_b = out + (chunks + k) * n;
+    for (ulong j = 0; j < n; ++j) sum_w[j] = sum_b[j] = 0;
+    for (ulong row = k * chunk; row < min(rows, (k + 1) * chunk); ++row) {
+#ifdef RMS
+      const acc_t mu = 0;
+#else
+      const acc_t mu = m[row];
+#endif
+      const acc_t scale = r[row];
+      __global const st* dy_row = dy + row * n;
+      __global const st* x_row = x + row * n;
+      ulong j = 0;
+      for (; j + 8 <= n; j += 8) {
+        const acc8_t d = FOO_LOAD8(dy_row, j);
+        FOO_SUM_AT(sum_w, j, d * ((FOO_LOAD8(x_row, j) - mu) * scale));
+        FOO_SUM_AT(sum_b, j, d);
+      }
+      for (; j < n; ++j) {
+        const acc_t d = FOO_LOAD_ACC(dy_row, j);
+        sum_w[j] += d * ((FOO_LOAD_ACC(x_row, j) - mu) * scale);
+        sum_b[j] += d;
+      }
+    }
+  }
+#else
+  const ulong column_blocks = (n + 7) / 8;
+  FOO_GRID_LOOP(unit, units) {
+    const ulong k = unit / column_blocks, j0 = unit % column_blocks * 8, end = min(rows, (k + 1) * chunk);
+    const int columns = min((ulong)8, n - j0);
+    acc8_t sum_w = 0, sum_b = 0;
+    for (ulong row = k * chunk; row < end; ++row) {
+#ifdef RMS
+      const acc_t mu = 0;
+#else
+      const acc_t mu = m[row];
+#endif
+      const ulong at = row * n + j0;
+      if (columns == 8) {
+        const acc8_t d = FOO_LOAD8(dy, at);
+        sum_w += d * ((FOO_LOAD8(x, at) - mu) * r[row]);
+        sum_b += d;
+      } else {
+        for (int c = 0; c < columns; ++c) {
+          const acc_t d = FOO_LOAD_ACC(dy, at + c);
+          ((acc_t*)&sum_w)[c] += d * ((FOO_LOAD_ACC(x, at + c) - mu) * r[row]);
+          ((acc_t*)&sum_b)[c] += d;
+        }
+      }
+    }
+    for (int c = 0; c < columns; ++c) {
+      out[k * n + j0 + c] = ((acc_t*)&sum_w)[c];
+      out[(chunks + k) * n + j0 + c] = ((acc_t*)&sum_b)[c];
+    }
+  }
+#endif
 }
