@@ -330,15 +330,17 @@ def test_embedding_matches_cpu(dtype, index_dtype, padding_idx, scale_grad_by_fr
     check_gradients(fn, [randn(7, 6, dtype=dtype)], (EMBEDDING_INDICES.to(index_dtype),), LOW_PRECISION)
 
 
+@pytest.mark.parametrize("dim", [8, 37])
 @pytest.mark.parametrize("scale_grad_by_freq", [False, True], ids=["unscaled", "scaled_by_frequency"])
-def test_embedding_gradient_of_many_repeats_is_deterministic(scale_grad_by_freq):
-    """300 lookups of 5 rows: the sums of the gradient rows, in the indices' order, equal the CPU's (to the bit
-    when unscaled; CPU scales each row before summing) and are the same on every run."""
+def test_embedding_gradient_of_many_repeats_is_deterministic(scale_grad_by_freq, dim):
+    """300 lookups of 5 rows (of 8 elements, or 37: blocks of 8 and a partial one): the sums of the gradient
+    rows, in the indices' order, equal the CPU's (to the bit when unscaled; CPU scales each row before summing)
+    and are the same on every run."""
     indices = torch.randint(0, 5, (300,), generator=torch.Generator().manual_seed(0))
-    grad = randn(300, 8, seed=1)
+    grad = randn(300, dim, seed=1)
 
     def weight_grad(device: torch.device | str) -> Tensor:
-        weight = randn(5, 8).to(device).requires_grad_()
+        weight = randn(5, dim).to(device).requires_grad_()
         F.embedding(indices.to(device), weight, scale_grad_by_freq=scale_grad_by_freq).backward(grad.to(device))
         return weight.grad.cpu()
 

@@ -227,7 +227,16 @@ void launch_embedding_backward(const at::Tensor& grad, const at::Tensor& indices
         .value(static_cast<int64_t>(weights ? weights->stride(0) : 0))
         .value(static_cast<uint64_t>(rows.size(0)));
   }
-  call.count(n).launch(n);
+  // A work-item a row on CPU devices, which walk it in order; eight elements of one elsewhere.
+  const runtime::DeviceInfo& info = runtime::device_info(rows.device().index());
+  const int64_t dim = rows.size(-1), width = info.cpu_class ? dim : 8;
+  const int64_t units = n / dim * ((dim + width - 1) / width);
+  call.value(static_cast<uint64_t>(width)).count(units);
+  if (info.cpu_class) {
+    call.launch_loops(units, 1);
+  } else {
+    call.launch(units);
+  }
 }
 
 void launch_embedding_bag(const at::Tensor& weight, const at::Tensor& indices, const at::Tensor& offsets,
