@@ -8,6 +8,7 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/native/layer_norm.h>
 #include <ATen/ops/add.h>
+#include <ATen/ops/addcmul.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/mean.h>
@@ -331,41 +332,57 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
   return {grad_input, grad_weight};
 }
 
+// group_norm as CPU computes it: each group's mean and rstd (one launch), then per image and channel
+// scale = rstd * weight and shift = bias - scale * mean, and out = x * scale + shift in one pass.
 std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, const OptionalTensor& weight,
                                               const OptionalTensor& bias, int64_t n, int64_t c, int64_t hw,
                                               int64_t groups, double eps) {
   const c10::DeviceGuard guard(input.device());
-  const Tensor x =
-      input.contiguous().view({n, groups, c / groups * hw}).to(launch::float_accumulate_type(input.scalar_type()));
-  auto [mean, var] = moments(input, n * groups, 1, x.size(2));
+  const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
+  const Tensor x = input.contiguous();
+  auto [mean, var] = moments(x, n * groups, 1, c / groups * hw);
   mean = mean.view({n, groups, 1});
   const Tensor rstd = (var.view({n, groups, 1}) + eps).rsqrt_();
-  Tensor out = ((x - mean) * rstd).view({n, c, hw});
-  if (present(weight)) out.mul_(weight->view({1, c, 1}));
-  if (present(bias)) out.add_(bias->view({1, c, 1}));
+  // [n, groups, channels per group]
+  Tensor scale = rstd.expand({n, groups, c / groups});
+  if (present(weight)) scale = scale * weight->to(acc).view({1, groups, c / groups});
+  Tensor shift = -scale * mean;
+  if (present(bias)) shift = shift + bias->to(acc).view({1, groups, c / groups});
+  const Tensor out = at::addcmul(shift.reshape({n, c, 1}), x.view({n, c, hw}), scale.reshape({n, c, 1}));
   return {out.view(input.sizes()).to(input.scalar_type()), mean.view({n, groups}), rstd.view({n, groups})};
 }
 
+// group_norm's gradients as CPU computes them, from per image and channel sums ds = sum(dy * x) and
+// db = sum(dy) over positions: per group (D channels of hw positions, s = 1 / (D * hw), sums over
+// the group's channels weighted by the weight) c2 = (sum(db) * mean - sum(ds)) * rstd^3 * s and
+// c3 = -c2 * mean - sum(db) * rstd * s, then dx = rstd * weight * dy + c2 * x + c3 in one pass;
+// dweight = sum over images of (ds - db * mean) * rstd, dbias = sum over images of db.
 std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& mean,
                                                        const Tensor& rstd, const OptionalTensor& weight, int64_t n,
                                                        int64_t c, int64_t hw, int64_t groups,
                                                        std::array<bool, 3> output_mask) {
   const c10::DeviceGuard guard(input.device());
   const c10::ScalarType acc = launch::float_accumulate_type(input.scalar_type());
-  const Tensor x = input.contiguous().view({n, groups, c / groups * hw}).to(acc);
-  const Tensor g = grad_out.contiguous().view({n, c, hw}).to(acc);
-  const Tensor r = rstd.view({n, groups, 1}).to(acc);
-  const Tensor xhat = (x - mean.view({n, groups, 1}).to(acc)) * r;
+  const int64_t d = c / groups;
+  const Tensor x = input.contiguous().view({n, c, hw}), g = grad_out.contiguous().view({n, c, hw});
+  const Tensor mu = mean.to(acc).view({n, groups, 1}), r = rstd.to(acc).view({n, groups, 1});
+  // [n, groups, d]
+  const Tensor ds = at::mul(g, x).sum(2, false, acc).view({n, groups, d});
+  const Tensor db = g.sum(2, false, acc).view({n, groups, d});
+  const Tensor w = present(weight) ? weight->to(acc).view({1, groups, d}) : Tensor();
   Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) {
-    const Tensor gw = (present(weight) ? g * weight->view({1, c, 1}).to(acc) : g).view({n, groups, c / groups * hw});
-    grad_input = (r * (gw - gw.mean(2, true) - xhat * (gw * xhat).mean(2, true)))
-                     .view(input.sizes())
-                     .to(input.scalar_type());
+    const double per = 1.0 / static_cast<double>(d * hw);
+    const Tensor ds_g = (w.defined() ? ds * w : ds).sum(2, true), db_g = (w.defined() ? db * w : db).sum(2, true);
+    const Tensor c2 = (db_g * mu - ds_g) * r * r * r * per;
+    const Tensor c3 = -c2 * mu - db_g * r * per;
+    const Tensor c1 = w.defined() ? r * w : r.expand({n, groups, d});
+    const Tensor term = at::addcmul(c3.expand({n, groups, d}).reshape({n, c, 1}), x, c2.expand({n, groups, d}).reshape({n, c, 1}));
+    grad_input = at::addcmul(term, g, c1.reshape({n, c, 1})).view(input.sizes()).to(input.scalar_type());
   }
   const c10::ScalarType param = present(weight) ? weight->scalar_type() : input.scalar_type();
-  if (output_mask[1]) grad_weight = (g * xhat.view({n, c, hw})).sum({0, 2}).to(param);
-  if (output_mask[2]) grad_bias = g.sum({0, 2}).to(param);
+  if (output_mask[1]) grad_weight = ((ds - db * mu) * r).sum(0).view({c}).to(param);
+  if (output_mask[2]) grad_bias = db.sum(0).view({c}).to(param);
   return {grad_input, grad_weight, grad_bias};
 }
 
