@@ -273,6 +273,38 @@ def test_convolution_dtypes_match_cpu(functional, cases, dtype):
         check_gradients(fn, inputs)
 
 
+# Depthwise convolutions run directly (kernels_cl/conv/depthwise.cl): rows longer than its segments of 64
+# positions, strides and dilations along rows (the input gradient's gather), one or two output channels per input
+# channel, and a 3-d window.
+DEPTHWISE_CASES = {
+    "wide_rows": ((2, 3, 4, 150), (3, 1, 3, 5), {"padding": (1, 2), "groups": 3}),
+    "strided_dilated": (
+        (2, 3, 6, 140),
+        (6, 1, 2, 3),
+        {"stride": (1, 2), "padding": (0, 3), "dilation": (2, 3), "groups": 3},
+    ),
+    "stride_3_no_padding": ((1, 2, 5, 70), (4, 1, 3, 3), {"stride": 3, "groups": 2}),
+    "3d": ((2, 2, 4, 5, 66), (2, 1, 2, 3, 3), {"padding": 1, "groups": 2}),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=dtype_id)
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no_bias"])
+@pytest.mark.parametrize("case", DEPTHWISE_CASES)
+def test_depthwise_convolution_matches_cpu(case, bias, dtype):
+    x_shape, w_shape, kwargs = DEPTHWISE_CASES[case]
+    conv = F.conv3d if len(x_shape) == 5 else F.conv2d
+    inputs = [randn(*x_shape, dtype=dtype), randn(*w_shape, dtype=dtype, seed=1)]
+    if bias:
+        inputs.append(randn(w_shape[0], dtype=dtype, seed=2))
+    if dtype in LOW_PRECISION:  # forward only: CPU's 16-bit convolution backward rounds differently
+        check_forward(lambda *xs: conv(*xs, **kwargs), inputs, LOW_PRECISION)
+    else:
+        check_gradients(
+            lambda *xs: conv(*xs, **kwargs), inputs, tolerances={torch.float32: {"rtol": 1e-4, "atol": 1e-4}}
+        )
+
+
 def test_conv2d_module_training_steps_match_cpu():
     torch.manual_seed(0)
     model = nn.Sequential(

@@ -105,6 +105,13 @@ Tensor weight_grad(const Tensor& other, const Tensor& image, const ConvWindow& w
   return grad;
 }
 
+// Whether a (not transposed) convolution is depthwise: one input channel per group, of several
+// groups. It then runs directly (launch_depthwise) rather than as a GEMM per group of 1 x taps rows
+// (16x64x32x32 by 64 3x3 filters: 4.2 ms, the CPU 0.4 ms).
+bool depthwise(const Tensor& x, const Tensor& weights, int64_t groups) {
+  return groups > 1 && x.size(1) == groups && weights.size(1) == 1;
+}
+
 struct Conv {
   ConvWindow window;
   int64_t dims;  // 1, 2 or 3
@@ -157,7 +164,11 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
     w.out_h = launch::conv_out_size(x.size(3), w.kh, w.sh, w.ph, w.dh);
     w.out_w = launch::conv_out_size(x.size(4), w.kw, w.sw, w.pw, w.dw);
     const Tensor out = at::empty({n, weights.size(0), w.out_d * w.out_h * w.out_w}, x.options());
-    other_from_image(x, wm, out, w, groups, b);
+    if (depthwise(x, weights, groups)) {
+      launch::launch_depthwise(x, weights, b ? b->contiguous() : Tensor(), out, w);
+    } else {
+      other_from_image(x, wm, out, w, groups, b);
+    }
     return from_3d(out.view({n, weights.size(0), w.out_d, w.out_h, w.out_w}), conv);
   }
   // Transposed: the window's positions are the input's; the output is the image side.
@@ -196,8 +207,12 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   w.out_w = other.size(4);
   const Tensor other_flat = other.view({other.size(0), other.size(1), -1});
   Tensor grad_input, grad_weight, grad_bias;
+  const bool direct = !transposed && depthwise(x, weights, groups);
   if (output_mask[0]) {
-    if (!transposed) {
+    if (direct) {
+      grad_input = at::empty_like(x);
+      launch::launch_depthwise_input_grad(gy, weights, grad_input, w);
+    } else if (!transposed) {
       grad_input = at::empty_like(x);
       image_from_other(other_flat, wm, grad_input, w, groups);
     } else {
@@ -208,8 +223,9 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
     grad_input = from_3d(grad_input, conv);
   }
   if (output_mask[1]) {
-    grad_weight = from_3d(weight_grad(other_flat, image, w, groups, wm.size(1)).to(weight.scalar_type())
-                              .view(weights.sizes()), conv);
+    const Tensor grad = direct ? launch::launch_depthwise_weight_grad(gy, x, w, weights.size(0))
+                               : weight_grad(other_flat, image, w, groups, wm.size(1));
+    grad_weight = from_3d(grad.to(weight.scalar_type()).view(weights.sizes()), conv);
   }
   if (output_mask[2]) grad_bias = gy.sum({0, 2, 3, 4});
   return {grad_input, grad_weight, grad_bias};

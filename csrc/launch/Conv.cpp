@@ -1,10 +1,11 @@
-// im2col and col2im launches.
+// im2col, col2im and depthwise convolution launches.
 #include "launch/Conv.h"
 
 #include "launch/Launch.h"
 #include "runtime/Device.h"
 #include "tune/Tuner.h"
 
+#include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <c10/core/DeviceGuard.h>
 
@@ -102,6 +103,72 @@ void launch_col2im(const at::Tensor& cols, const at::Tensor& volumes, const Conv
       .value(conv_shape(volumes, window))
       .count(rows)
       .launch(rows);
+}
+
+namespace {
+
+std::string depthwise_options(const at::Tensor& volumes, int64_t n) {
+  return dtype_option("DT", volumes.scalar_type()) + dtype_option("ACC", float_accumulate_type(volumes.scalar_type())) +
+         index_option(n);
+}
+
+}  // namespace
+
+void launch_depthwise(const at::Tensor& volumes, const at::Tensor& weight, const at::Tensor& bias,
+                      const at::Tensor& out, const ConvWindow& window) {
+  TORCH_INTERNAL_ASSERT(volumes.is_contiguous() && weight.is_contiguous() && out.is_contiguous());
+  const int64_t n = out.numel() / std::max<int64_t>(window.out_w, 1);  // output rows
+  if (out.numel() == 0) return;
+  const c10::DeviceGuard guard(volumes.device());
+  KernelCall(volumes.device().index(), "conv/depthwise", "depthwise_forward",
+             depthwise_options(volumes, out.numel()) + (bias.defined() ? "-DWITH_BIAS" : ""))
+      .buffer(volumes.const_data_ptr())
+      .buffer(weight.const_data_ptr())
+      .buffer(or_unused(bias, weight))
+      .buffer(out.data_ptr())
+      .value(conv_shape(volumes, window))
+      .value(static_cast<uint64_t>(weight.size(0) / volumes.size(1)))
+      .count(n)
+      .launch_loops(n, 1);
+}
+
+void launch_depthwise_input_grad(const at::Tensor& grad_output, const at::Tensor& weight, const at::Tensor& grad_input,
+                                 const ConvWindow& window) {
+  TORCH_INTERNAL_ASSERT(grad_output.is_contiguous() && weight.is_contiguous() && grad_input.is_contiguous());
+  const int64_t n = grad_input.numel() / std::max<int64_t>(grad_input.size(4), 1);  // input rows
+  if (grad_input.numel() == 0) return;
+  const c10::DeviceGuard guard(grad_input.device());
+  KernelCall(grad_input.device().index(), "conv/depthwise", "depthwise_input_grad",
+             depthwise_options(grad_input, grad_input.numel()))
+      .buffer(grad_output.const_data_ptr())
+      .buffer(weight.const_data_ptr())
+      .buffer(grad_input.data_ptr())
+      .value(conv_shape(grad_input, window))
+      .value(static_cast<uint64_t>(weight.size(0) / grad_input.size(1)))
+      .count(n)
+      .launch_loops(n, 1);
+}
+
+at::Tensor launch_depthwise_weight_grad(const at::Tensor& grad_output, const at::Tensor& volumes,
+                                        const ConvWindow& window, int64_t out_channels) {
+  TORCH_INTERNAL_ASSERT(grad_output.is_contiguous() && volumes.is_contiguous());
+  const int64_t n = out_channels * window.kd * window.kh * window.kw;
+  const at::Tensor grad =
+      at::empty({out_channels, window.kd * window.kh * window.kw},
+                volumes.options().dtype(float_accumulate_type(volumes.scalar_type())));
+  if (volumes.size(0) == 0) return grad.zero_();
+  const c10::DeviceGuard guard(volumes.device());
+  // A work-item per weight element: as many groups as the elements make, one item each on CPU devices.
+  KernelCall call(volumes.device().index(), "conv/depthwise", "depthwise_weight_grad", depthwise_options(volumes, n));
+  call.buffer(grad_output.const_data_ptr())
+      .buffer(volumes.const_data_ptr())
+      .buffer(grad.data_ptr())
+      .value(conv_shape(volumes, window))
+      .value(static_cast<uint64_t>(out_channels / volumes.size(1)))
+      .value(static_cast<uint64_t>(volumes.size(0)))
+      .count(n)
+      .launch_loops(n, 1);
+  return grad;
 }
 
 }  // namespace foo_cl::launch

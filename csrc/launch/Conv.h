@@ -30,4 +30,15 @@ void launch_im2col(const at::Tensor& volumes, const at::Tensor& cols, const Conv
 std::vector<std::string> im2col_candidates(c10::DeviceIndex device);
 void launch_col2im(const at::Tensor& cols, const at::Tensor& volumes, const ConvWindow& window);
 
+// Depthwise convolutions (one input channel per group, `multiplier` output channels each) of
+// contiguous volumes, directly (kernels_cl/conv/depthwise.cl); weights [out channels, 1, kd, kh, kw]
+// contiguous, `out` / `grad_input` contiguous. The weight gradient is [out channels, kd * kh * kw] in
+// float32 (float64 for float64 volumes).
+void launch_depthwise(const at::Tensor& volumes, const at::Tensor& weight, const at::Tensor& bias,
+                      const at::Tensor& out, const ConvWindow& window);
+void launch_depthwise_input_grad(const at::Tensor& grad_output, const at::Tensor& weight, const at::Tensor& grad_input,
+                                 const ConvWindow& window);
+at::Tensor launch_depthwise_weight_grad(const at::Tensor& grad_output, const at::Tensor& volumes,
+                                        const ConvWindow& window, int64_t out_channels);
+
 }  // namespace foo_cl::launch
