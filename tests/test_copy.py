@@ -126,6 +126,28 @@ def test_large_conversion_uses_every_work_item(view):
     assert_exact(out.cpu(), view(src).to(torch.float16))
 
 
+# Transposes (copy_transposed's tiles of 16 x 16): whole and partial tiles, a batch of them, NCHW <-> NHWC.
+TRANSPOSES = {
+    "2d": ((37, 53), (1, 0)),
+    "batched": ((3, 40, 17), (0, 2, 1)),
+    "nchw_to_nhwc": ((2, 6, 20, 18), (0, 2, 3, 1)),
+    "nhwc_to_nchw": ((2, 20, 18, 19), (0, 3, 1, 2)),
+    "reversed": ((5, 33, 3, 19), (3, 2, 1, 0)),
+}
+
+
+@pytest.mark.parametrize(
+    "pair", LAYOUT_PAIRS + [(torch.complex64, torch.complex64), (torch.bool, torch.bool)], ids=pair_id
+)
+@pytest.mark.parametrize("case", TRANSPOSES)
+def test_transposing_copies_match_cpu(case, pair):
+    shape, order = TRANSPOSES[case]
+    src = make_convertible(shape, pair[0])
+    assert_exact(
+        copy_in_direction(src, pair[1], "foo_to_foo", lambda t: t.permute(order)), src.permute(order).to(pair[1])
+    )
+
+
 def test_copy_to_itself_keeps_values():
     src = make_tensor((6, 7), torch.float32)
     on_foo = src.to(FOO)

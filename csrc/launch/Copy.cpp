@@ -18,6 +18,18 @@ size_t nbytes(const at::Tensor& t) {
   return static_cast<size_t>(t.numel()) * t.element_size();
 }
 
+// copy_transposed's tiles: FOO_TILE in kernels_cl/copy/copy.cl.
+constexpr int64_t kTransposeTile = 16;
+
+// Whether a strided copy is a transpose copy_transposed takes: the destination runs along dim 0,
+// the source along dim 1 and not dim 0, both dims at least a tile long.
+bool transposes(const StridedSlice& slice, size_t dst_size, size_t src_size) {
+  const StridedLayout& l = slice.layout;
+  return slice.ndim >= 2 && l.stride[0][0] == static_cast<int64_t>(dst_size) &&
+         l.stride[1][1] == static_cast<int64_t>(src_size) && l.stride[1][0] != static_cast<int64_t>(src_size) &&
+         l.size[0] >= kTransposeTile && l.size[1] >= kTransposeTile;
+}
+
 }  // namespace
 
 void launch_copy(const at::Tensor& dst, const at::Tensor& src) {
@@ -59,6 +71,18 @@ void launch_copy(const at::Tensor& dst, const at::Tensor& src) {
   }
   for_each_strided_slice(iter, [&](const StridedSlice& slice) {
     const std::string options = types + index_option(slice.numel) + "-DNDIM=" + std::to_string(slice.ndim);
+    if (transposes(slice, c10::elementSize(dst_type), c10::elementSize(src_type))) {
+      const int64_t tiles = ((slice.layout.size[0] + kTransposeTile - 1) / kTransposeTile) *
+                            ((slice.layout.size[1] + kTransposeTile - 1) / kTransposeTile);
+      const int64_t units = tiles * (slice.numel / (slice.layout.size[0] * slice.layout.size[1]));
+      KernelCall(device, "copy/copy", "copy_transposed", options)
+          .buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0])
+          .buffer(static_cast<char*>(iter.data_ptr(1)) + slice.offsets[1])
+          .layout(slice.layout, slice.ndim, slice.noperands)
+          .count(units)
+          .launch_loops(units, 1);
+      return;
+    }
     KernelCall(device, "copy/copy", "copy_strided", options)
         .buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0])
         .buffer(static_cast<char*>(iter.data_ptr(1)) + slice.offsets[1])
