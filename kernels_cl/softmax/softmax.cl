@@ -107,7 +107,21 @@ __kernel void softmax_backward(__global char* grad_input, ulong grad_input_offse
   FOO_GROUP_LOOP(row, outer * inner) {
     const ulong base = (row / inner) * D * inner + row % inner;
     ct s = 0;
-    for (ulong d = lid; d < D; d += L) {
+    ulong d = lid;
+#ifdef VEC
+    // VEC lanes of sums: one running sum bound a row to the latency of its additions (4096 rows of
+    // 1024 floats: 2.9 ms, the CPU's 1.1).
+    VTYPE vs = 0;
+    for (; d + VEC <= D; d += VEC) {
+#ifdef LOG
+      vs += VLOAD(g, base + d);
+#else
+      vs += VLOAD(g, base + d) * VLOAD(y, base + d);
+#endif
+    }
+    for (int k = 0; k < VEC; ++k) s += ((ct*)&vs)[k];
+#endif
+    for (; d < D; d += L) {
       const ulong i = base + d * inner;
 #ifdef LOG
       s += FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, g, i));
@@ -116,7 +130,15 @@ __kernel void softmax_backward(__global char* grad_input, ulong grad_input_offse
 #endif
     }
     FOO_GROUP_COMBINE(s, FOO_ADD);
-    for (ulong d = lid; d < D; d += L) {
+    d = lid;
+#ifdef VEC
+#ifdef LOG
+    for (; d + VEC <= D; d += VEC) VSTORE(VLOAD(g, base + d) - exp(VLOAD(y, base + d)) * s, gi, base + d);
+#else
+    for (; d + VEC <= D; d += VEC) VSTORE(VLOAD(y, base + d) * (VLOAD(g, base + d) - s), gi, base + d);
+#endif
+#endif
+    for (; d < D; d += L) {
       const ulong i = base + d * inner;
       const ct gv = FOO_CONVERT(COMPUTE, FOO_LOAD(IN0, g, i)), yv = FOO_CONVERT(COMPUTE, FOO_LOAD(OUT, y, i));
 #ifdef LOG
