@@ -148,6 +148,31 @@ def test_transposing_copies_match_cpu(case, pair):
     )
 
 
+# flip: one copy walking the destination backwards along the flipped dims (the innermost too), of
+# contiguous and transposed inputs; the result is laid out like the input, as on the CPU.
+FLIPS = {
+    "last": ((5, 33), (-1,)),
+    "first": ((40, 7), (0,)),
+    "both": ((17, 19), (0, 1)),
+    "middle_of_4d": ((2, 3, 20, 5), (2,)),
+    "every_dim_of_4d": ((2, 3, 20, 5), (0, 1, 2, 3)),
+    "dims_of_size_1": ((1, 9, 1), (0, 2)),
+}
+
+
+@pytest.mark.parametrize("transposed", [False, True], ids=["contiguous", "transposed"])
+@pytest.mark.parametrize("dtype", [*DTYPES_BY_SIZE, torch.complex64, torch.bool], ids=dtype_id)
+@pytest.mark.parametrize("case", FLIPS)
+def test_flip_matches_cpu(case, dtype, transposed):
+    shape, dims = FLIPS[case]
+    src = make_convertible(shape, dtype)
+    view = (lambda t: t.mT) if transposed else (lambda t: t)
+    expected = view(src).flip(dims)
+    actual = view(src.to(FOO)).flip(dims)
+    assert actual.stride() == expected.stride()
+    assert_exact(actual.cpu(), expected)
+
+
 def test_copy_to_itself_keeps_values():
     src = make_tensor((6, 7), torch.float32)
     on_foo = src.to(FOO)

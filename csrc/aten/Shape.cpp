@@ -1,11 +1,11 @@
 // Ops that rearrange whole tensors, composed of foo's copy and index kernels: cat (and so stack),
 // flip, roll, channel_shuffle, and unfold's backward.
 #include "aten/Structured.h"
+#include "launch/Copy.h"
 
 #include <ATen/WrapDimUtilsMulti.h>
-#include <ATen/ops/arange.h>
 #include <ATen/ops/cat_meta.h>
-#include <ATen/ops/index_select.h>
+#include <ATen/ops/empty_like.h>
 #include <ATen/ops/zeros.h>
 #include <c10/core/DeviceGuard.h>
 
@@ -52,17 +52,13 @@ Tensor& cat_out(const at::ITensorListRef& tensors, int64_t dim, Tensor& out) {
   return out;
 }
 
-// Each flipped dim reads its positions in reverse through index_select.
+// A copy into a tensor walked from its far end along the flipped dims (launch_flip).
 Tensor flip_dims(const Tensor& self, c10::IntArrayRef dims) {
   const c10::DeviceGuard guard(self.device());
-  Tensor result = self;
   const auto wrapped = at::dim_list_to_bitset(dims, self.dim());
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    if (!wrapped[d] || self.size(d) <= 1) continue;
-    const Tensor reversed = at::arange(self.size(d) - 1, -1, -1, self.options().dtype(at::kLong));
-    result = at::index_select(result, d, reversed);
-  }
-  return result.is_same(self) ? self.clone() : result;
+  Tensor out = at::empty_like(self, at::MemoryFormat::Preserve);
+  launch::launch_flip(out, self, wrapped);
+  return out;
 }
 
 // As CPU: without dims the flattened tensor rolls; each (shift, dim) pair rolls along its dim.

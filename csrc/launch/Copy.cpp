@@ -92,6 +92,48 @@ void launch_copy(const at::Tensor& dst, const at::Tensor& src) {
   });
 }
 
+void launch_flip(const at::Tensor& out, const at::Tensor& self, const std::bitset<64>& flipped) {
+  if (out.numel() == 0) return;
+  const c10::DeviceGuard guard(out.device());
+  const c10::DeviceIndex device = out.device().index();
+  // As CPU's flip: a third operand, self with zero strides along the flipped dims, keeps the
+  // iterator from coalescing them with others; the output is then walked from its far end along
+  // them (negative strides), and the copy kernels read self forwards.
+  c10::DimVector marker(self.strides().begin(), self.strides().end());
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (flipped[d] && self.size(d) > 1) marker[d] = 0;
+  }
+  const at::Tensor marked = self.as_strided(self.sizes(), marker);
+  auto iter = at::TensorIteratorConfig()
+                  .set_check_mem_overlap(false)
+                  .check_all_same_dtype(false)
+                  .declare_static_dtype_and_device(self.scalar_type(), self.device())
+                  .add_output(out)
+                  .add_const_input(self)
+                  .add_const_input(marked)
+                  .build();
+  auto* data = static_cast<char*>(iter.data_ptr(0));
+  c10::DimVector strides(iter.strides(0).begin(), iter.strides(0).end());
+  for (int64_t d = 0; d < iter.ndim(); ++d) {
+    if (iter.strides(2)[d] == 0 && iter.strides(1)[d] != 0) {
+      data += strides[d] * (iter.shape()[d] - 1);
+      strides[d] = -strides[d];
+    }
+  }
+  iter._unsafe_set_arg_strides(0, strides);
+  iter._unsafe_set_arg_data(0, data);
+  const std::string types = std::string("-DSRC=") + bits_dtype_name(self.scalar_type()) +
+                            " -DDST=" + bits_dtype_name(self.scalar_type()) + " -DNOPERANDS=3 ";
+  for_each_strided_slice(iter, [&](const StridedSlice& slice) {
+    KernelCall(device, "copy/copy", "copy_strided", types + index_option(slice.numel) + "-DNDIM=" + std::to_string(slice.ndim))
+        .buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0])
+        .buffer(static_cast<char*>(iter.data_ptr(1)) + slice.offsets[1])
+        .layout(slice.layout, slice.ndim, slice.noperands)
+        .count(slice.numel)
+        .launch_walk(slice.numel);
+  });
+}
+
 void launch_fill(const at::Tensor& self, const void* pattern) {
   if (self.numel() == 0) return;
   const c10::DeviceGuard guard(self.device());

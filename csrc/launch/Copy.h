@@ -6,10 +6,15 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <bitset>
+
 namespace foo_cl::launch {
 
 // dst = src converted to dst's dtype; both on one foo device.
 void launch_copy(const at::Tensor& dst, const at::Tensor& src);
+
+// out (shaped and laid out like self, same dtype) = self reversed along the dims `flipped` marks.
+void launch_flip(const at::Tensor& out, const at::Tensor& self, const std::bitset<64>& flipped);
 
 // Every element of `self` set to the element_size() bytes at `pattern`.
 void launch_fill(const at::Tensor& self, const void* pattern);

@@ -2,7 +2,9 @@
 // transposes (copy_transposed). Build options: SRC and DST (dtype names of common.clh), INDEX_T,
 // NDIM for the strided kernels, and CONJ and NEGATE where the source's conjugate or negative bit
 // differs from the destination's.
-#define NOPERANDS 2
+#ifndef NOPERANDS
+#define NOPERANDS 2  // destination and source (flips pass a third, whose strides go unused)
+#endif
 #include "common.clh"
 
 typedef FOO_STORAGE(SRC) src_t;
@@ -28,8 +30,8 @@ __kernel void copy_contig(__global char* dst, ulong dst_offset, __global const c
   FOO_GRID_LOOP(i, n) { FOO_STORE(DST, d, i, FOO_COPIED(s, i)); }
 }
 
-// A run along dim 0 with both strides one element (a transpose's rows) copies as a contiguous loop,
-// which the compiler vectorises.
+// A run along dim 0 with both strides one element (a transpose's rows), or the destination's minus
+// one (a flip's), copies as a contiguous loop, which the compiler vectorises.
 __kernel void copy_strided(__global char* dst, ulong dst_offset, __global const char* src, ulong src_offset,
                            foo_layout layout, INDEX_T n) {
   const long dst_step = FOO_STRIDE(&layout, 0, 0), src_step = FOO_STRIDE(&layout, 1, 0);
@@ -40,6 +42,8 @@ __kernel void copy_strided(__global char* dst, ulong dst_offset, __global const 
     __global const src_t* s = FOO_PTR(const src_t, src, src_offset + w.off[1]);
     if (dst_step == sizeof(dst_t) && src_step == sizeof(src_t)) {
       for (INDEX_T k = 0; k < run; ++k) FOO_STORE(DST, d, k, FOO_COPIED(s, k));
+    } else if (dst_step == -(long)sizeof(dst_t) && src_step == sizeof(src_t)) {  // a flip's rows
+      for (INDEX_T k = 0; k < run; ++k) FOO_STORE(DST, d, -(long)k, FOO_COPIED(s, k));
     } else {
       for (INDEX_T k = 0; k < run; ++k) {
         FOO_STORE(DST, FOO_PTR(dst_t, d, k * dst_step), 0, FOO_COPIED(FOO_PTR(const src_t, s, k * src_step), 0));
