@@ -477,11 +477,16 @@ def test_big_reductions_are_as_accurate_as_cpus(shape, dim):
     torch.testing.assert_close(y.mean(dim).cpu().double(), x.double().mean(dim), rtol=1e-6, atol=0)
 
 
-@pytest.mark.parametrize("dim", [0, 1], ids=["columns", "rows"])
-def test_long_cumsum_is_as_accurate_as_cpus(dim):
-    """A float32 running sum along 2**22 / 64 positive values against float64's: a single running sum
-    along a row of 65536 was 1e-5 off (CPU sums in double)."""
-    x = reduction_values((64, 65536) if dim else (1 << 22, 1), torch.float32).abs() + 0.5
+# (shape, dim): one long column; many columns, scanned eight neighbours at a time (and a last two alone); rows.
+LONG_SCANS = {"column": ((1 << 22, 1), 0), "columns": ((1 << 18, 18), 0), "rows": ((64, 65536), 1)}
+
+
+@pytest.mark.parametrize("case", LONG_SCANS)
+def test_long_cumsum_is_as_accurate_as_cpus(case):
+    """A float32 running sum along 2**22, 2**18 or 65536 positive values against float64's: a single
+    running sum along a row of 65536 was 1e-5 off (CPU sums in double)."""
+    shape, dim = LONG_SCANS[case]
+    x = reduction_values(shape, torch.float32).abs() + 0.5
     torch.testing.assert_close(x.to(FOO).cumsum(dim).cpu().double(), x.double().cumsum(dim), rtol=2e-6, atol=0)
 
 

@@ -59,6 +59,20 @@ void launch_scan(Scan scan, const at::Tensor& self, const at::Tensor& out, const
         1, std::min({(wanted + rows - 1) / rows, (size + kMinChunk - 1) / kMinChunk, kMaxSlices}));
     if (limit > 0) slices = std::max(slices, (size + limit / 2 - 1) / (limit / 2));
   }
+  const c10::ScalarType out_type = out.scalar_type(), compute = compute_type(out_type);
+  const std::string options = dtype_option("IN0", input.scalar_type()) + dtype_option("OUT", out_type) +
+                              compute_option(compute) + scan_option(scan) +
+                              " -DFOO_SCAN_BLOCK=" + std::to_string(kScanBlock);
+  if (scan == Scan::kCumsum && inner >= 8 && c10::isFloatingType(compute) && limit == 0) {
+    // Floating sums down columns: eight neighbouring columns a work-item (scan_columns).
+    const int64_t units = outer * ((inner + 7) / 8);
+    KernelCall call(out.device().index(), "scan/scan", "scan_columns", options);
+    call.buffer(result.const_data_ptr()).buffer(input.const_data_ptr());
+    call.value(static_cast<uint64_t>(outer)).value(static_cast<uint64_t>(size)).value(static_cast<uint64_t>(inner));
+    call.value(static_cast<uint64_t>(units)).launch_loops(units);
+    copy_back(result, out);
+    return;
+  }
   const int64_t chunk = std::max<int64_t>((size + slices - 1) / slices, 1);
   slices = (size + chunk - 1) / chunk;  // no empty slice
   // A work-item's loop turns: its slice, the blocks of a sum's slice, the totals before it.
@@ -66,10 +80,6 @@ void launch_scan(Scan scan, const at::Tensor& self, const at::Tensor& out, const
   TORCH_CHECK(limit == 0 || turns < limit, "foo-cl: cumulative ops along a dim of ", size,
               " elements is not supported on ", out.device(), ", whose OpenCL driver ends a work-item's loops after ",
               limit, " iterations");
-  const c10::ScalarType out_type = out.scalar_type(), compute = compute_type(out_type);
-  const std::string options = dtype_option("IN0", input.scalar_type()) + dtype_option("OUT", out_type) +
-                              compute_option(compute) + scan_option(scan) +
-                              " -DFOO_SCAN_BLOCK=" + std::to_string(kScanBlock);
   // A slice's total: a compute value, and for sums its compensation too.
   const at::Tensor partial =
       slices > 1 ? at::empty({rows * (slices - 1) * 2 * static_cast<int64_t>(c10::elementSize(compute))},
@@ -84,14 +94,14 @@ void launch_scan(Scan scan, const at::Tensor& self, const at::Tensor& out, const
     totals.buffer(input.const_data_ptr());
     shape_args(totals);
     totals.buffer(partial.const_data_ptr());
-    totals.launch(rows * (slices - 1));
+    totals.launch_loops(rows * (slices - 1));
   }
   KernelCall call(out.device().index(), "scan/scan", "scan_contig", options);
   call.buffer(result.const_data_ptr()).buffer(or_unused(where, result));
   call.buffer(input.const_data_ptr());
   shape_args(call);
   call.buffer(or_unused(partial, result));
-  call.launch(rows * slices);
+  call.launch_loops(rows * slices);
   copy_back(result, out);
   if (where.defined()) copy_back(where, indices);
 }
