@@ -237,6 +237,29 @@ __kernel void upsample_forward(__global const char* input, ulong input_offset, _
     FOO_STORE(DT, out, g, sum);
   }
 }
+#elif MODE == MODE_NEAREST || MODE == MODE_NEAREST_EXACT
+// An output copies its source; a work-item finds a row's source row once (the general loop's taps
+// per output took 2.3 ns an output: nearest 2x of 16x32x64x64 19 ms, the CPU 2.7-14 ms).
+__kernel void upsample_forward(__global const char* input, ulong input_offset, __global char* output,
+                               ulong output_offset, foo_upsample_shape s, scale_t scale_d, scale_t scale_h,
+                               scale_t scale_w, INDEX_T n) {
+  __global const st* in = FOO_PTR(const st, input, input_offset);
+  __global st* out = FOO_PTR(st, output, output_offset);
+  long row = -1, z = 0, y = 0;
+  FOO_VOLUME_LOOP(g, n, s.out_d, s.out_h, s.out_w, v) {
+    if (v.z * s.out_h + v.y != row) {
+      row = v.z * s.out_h + v.y;
+#if DIMS == 3
+      z = foo_nearest_source(v.z, scale_d, s.in_d);
+#endif
+#if DIMS >= 2
+      y = foo_nearest_source(v.y, scale_h, s.in_h);
+#endif
+    }
+    __global const st* source = in + ((v.plane * s.in_d + z) * s.in_h + y) * s.in_w;
+    FOO_STORE(DT, out, g, FOO_CONVERT(DT, FOO_LOAD(DT, source, foo_nearest_source(v.x, scale_w, s.in_w))));
+  }
+}
 #else
 __kernel void upsample_forward(__global const char* input, ulong input_offset, __global char* output,
                                ulong output_offset, foo_upsample_shape s, scale_t scale_d, scale_t scale_h,
