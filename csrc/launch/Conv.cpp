@@ -94,9 +94,8 @@ void launch_col2im(const at::Tensor& cols, const at::Tensor& volumes, const Conv
   if (volumes.numel() == 0) return;
   const c10::DeviceGuard guard(volumes.device());
   const int64_t rows = volumes.numel() / volumes.size(4);  // one work-item per volume row
-  const bool unit_stride = window.sd == 1 && window.sh == 1 && window.sw == 1 &&
-                           (volumes.scalar_type() == c10::kFloat || volumes.scalar_type() == c10::kDouble);
-  KernelCall(volumes.device().index(), "conv/col2im", unit_stride ? "col2im_unit_stride" : "col2im_contig",
+  const bool rows_of_compute = volumes.scalar_type() == c10::kFloat || volumes.scalar_type() == c10::kDouble;
+  KernelCall(volumes.device().index(), "conv/col2im", rows_of_compute ? "col2im_rows" : "col2im_contig",
              dtype_option("DT", volumes.scalar_type()) + index_option(rows))
       .buffer(cols.const_data_ptr())
       .buffer(volumes.data_ptr())
