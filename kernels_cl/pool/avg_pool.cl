@@ -19,6 +19,17 @@ inline void foo_avg_span(long o, long k, long stride, long pad, long size, long*
   *hi = min(*hi, size);
 }
 
+// The length output o's window counts along one dim: with the padding (COUNT_INCLUDE_PAD) or not.
+inline long foo_avg_extent(long o, long k, long stride, long pad, long size) {
+  long lo, hi, padded;
+  foo_avg_span(o, k, stride, pad, size, &lo, &hi, &padded);
+#ifdef COUNT_INCLUDE_PAD
+  return padded;
+#else
+  return hi - lo;
+#endif
+}
+
 // Output (oz, oy, ox)'s window, clipped to the input, and its divisor; false when the window is
 // empty.
 inline bool foo_avg_window(const foo_pool_shape* s, long oz, long oy, long ox, long divisor_override, long* z0,
@@ -63,24 +74,31 @@ __kernel void avg_pool_backward(__global const char* grad_output, ulong grad_out
                                 ulong grad_input_offset, foo_pool_shape s, long divisor_override, INDEX_T n) {
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
+  // A work-item's inputs are runs along rows: a row's reaching outputs along z and y are found once
+  // (their divisions per input took most of 57 ms for 32x64x56x56, 2x2 windows; the CPU 6.6 ms).
+  long row = -1, oz0 = 0, oz1 = 0, oy0 = 0, oy1 = 0;
   FOO_VOLUME_LOOP(g, n, s.depth, s.height, s.width, v) {
     const ulong plane = v.plane;
     const long z = v.z, y = v.y, x = v.x;
-    long oz0, oz1, oy0, oy1, ox0, ox1;
-    foo_reaching(z, s.kd, s.sd, s.pd, 1, s.out_d, &oz0, &oz1);
-    foo_reaching(y, s.kh, s.sh, s.ph, 1, s.out_h, &oy0, &oy1);
+    if (z * s.height + y != row) {
+      row = z * s.height + y;
+      foo_reaching(z, s.kd, s.sd, s.pd, 1, s.out_d, &oz0, &oz1);
+      foo_reaching(y, s.kh, s.sh, s.ph, 1, s.out_h, &oy0, &oy1);
+    }
+    long ox0, ox1;
     foo_reaching(x, s.kw, s.sw, s.pw, 1, s.out_w, &ox0, &ox1);
     const ulong base = plane * s.out_d * s.out_h * s.out_w;
+    // Every reaching output's window holds this input (it lies inside the volume): only their
+    // divisors differ, as foo_avg_window makes them.
     ct sum = 0;
     for (long oz = oz0; oz <= oz1; ++oz) {
+      const long fz = foo_avg_extent(oz, s.kd, s.sd, s.pd, s.depth);
       for (long oy = oy0; oy <= oy1; ++oy) {
+        const long fy = foo_avg_extent(oy, s.kh, s.sh, s.ph, s.height);
         for (long ox = ox0; ox <= ox1; ++ox) {
-          long wz0, wz1, wy0, wy1, wx0, wx1;
-          ct divisor;
-          if (foo_avg_window(&s, oz, oy, ox, divisor_override, &wz0, &wz1, &wy0, &wy1, &wx0, &wx1, &divisor) &&
-              z >= wz0 && z < wz1 && y >= wy0 && y < wy1 && x >= wx0 && x < wx1) {
-            sum += FOO_CONVERT(DT, FOO_LOAD(DT, gout, base + (oz * s.out_h + oy) * s.out_w + ox)) / divisor;
-          }
+          const long size = fz * fy * foo_avg_extent(ox, s.kw, s.sw, s.pw, s.width);
+          const ct divisor = (ct)(divisor_override != 0 ? divisor_override : size);
+          sum += FOO_CONVERT(DT, FOO_LOAD(DT, gout, base + (oz * s.out_h + oy) * s.out_w + ox)) / divisor;
         }
       }
     }
