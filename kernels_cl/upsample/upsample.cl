@@ -299,16 +299,21 @@ __kernel void upsample_backward(__global const char* grad_output, ulong grad_out
                                 scale_t scale_w, INDEX_T n) {
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
+  // A work-item's inputs are runs along rows: a row's runs of outputs along z and y are found once.
+  long row = -1, z0 = 0, z1 = 1, y0 = 0, y1 = 1;
   FOO_VOLUME_LOOP(g, n, s.in_d, s.in_h, s.in_w, v) {
     const ulong plane = v.plane;
-    const long iz = v.z, iy = v.y, ix = v.x;
-    long z0 = 0, z1 = 1, y0 = 0, y1 = 1, x0, x1;
+    const long ix = v.x;
+    if (v.z * s.in_h + v.y != row) {
+      row = v.z * s.in_h + v.y;
 #if DIMS == 3
-    foo_nearest_run(iz, scale_d, s.in_d, s.out_d, &z0, &z1);
+      foo_nearest_run(v.z, scale_d, s.in_d, s.out_d, &z0, &z1);
 #endif
 #if DIMS >= 2
-    foo_nearest_run(iy, scale_h, s.in_h, s.out_h, &y0, &y1);
+      foo_nearest_run(v.y, scale_h, s.in_h, s.out_h, &y0, &y1);
 #endif
+    }
+    long x0, x1;
     foo_nearest_run(ix, scale_w, s.in_w, s.out_w, &x0, &x1);
     __global const st* p = gout + plane * s.out_d * s.out_h * s.out_w;
     ct sum = 0;
