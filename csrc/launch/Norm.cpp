@@ -168,6 +168,7 @@ std::pair<at::Tensor, at::Tensor> launch_param_grads(const at::Tensor& grad, con
   TORCH_INTERNAL_ASSERT(!mean.defined() || mean.is_contiguous());
   const bool rms = !mean.defined();
   if (rows == 0 || n == 0) return {at::zeros({n}, rstd.options()), at::zeros({n}, rstd.options())};
+  const c10::DeviceGuard guard(input.device());
   const runtime::DeviceInfo& info = runtime::device_info(input.device().index());
   // A work-item per chunk of rows on CPU devices: 4 chunks per compute unit, of at least 16 rows.
   // Elsewhere a work-item per chunk and 8 columns: about 4096 of them, chunks of at least 16 rows.
@@ -178,23 +179,20 @@ std::pair<at::Tensor, at::Tensor> launch_param_grads(const at::Tensor& grad, con
   const int64_t chunk = (rows + chunks - 1) / chunks;
   const int64_t used = (rows + chunk - 1) / chunk;  // chunks holding rows
   const at::Tensor partial = at::empty({2, used, n}, rstd.options());  // every element written
-  {
-    const c10::DeviceGuard guard(input.device());
-    const int64_t units = used * column_blocks;
-    KernelCall(input.device().index(), "norm/norm_backward", "param_grads",
-               norm_options(input, rstd, at::Tensor(), /*per_element=*/true) + "-DLOCAL_SIZE=1 " + index_option(units) +
-                   (rms ? "-DRMS" : ""))
-        .buffer(grad.const_data_ptr())
-        .buffer(input.const_data_ptr())
-        .buffer(or_unused(mean, rstd))
-        .buffer(rstd.const_data_ptr())
-        .buffer(partial.data_ptr())
-        .value(static_cast<uint64_t>(rows))
-        .value(static_cast<uint64_t>(n))
-        .value(static_cast<uint64_t>(chunk))
-        .count(units)
-        .launch_loops(units, 1);
-  }
+  const int64_t units = used * column_blocks;
+  KernelCall(input.device().index(), "norm/norm_backward", "param_grads",
+             norm_options(input, rstd, at::Tensor(), /*per_element=*/true) + "-DLOCAL_SIZE=1 " + index_option(units) +
+                 (rms ? "-DRMS" : ""))
+      .buffer(grad.const_data_ptr())
+      .buffer(input.const_data_ptr())
+      .buffer(or_unused(mean, rstd))
+      .buffer(rstd.const_data_ptr())
+      .buffer(partial.data_ptr())
+      .value(static_cast<uint64_t>(rows))
+      .value(static_cast<uint64_t>(n))
+      .value(static_cast<uint64_t>(chunk))
+      .count(units)
+      .launch_loops(units, 1);
   const at::Tensor sums = partial.sum(1);
   return {sums[0], sums[1]};
 }
