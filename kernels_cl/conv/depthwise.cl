@@ -36,8 +36,8 @@ inline void foo_inside(long k, long stride, long pad, long dilation, long size, 
 }
 
 // An output row's taps' rows: whether tap (a, i) reads a row of the volume, and which.
-#define FOO_TAP_ROW(z, y, a, i, oz, oy) \
-  const long z = (oz) * s.sd - s.pd + (a) * s.dd, y = (oy) * s.sh - s.ph + (i) * s.dh; \
+#define FOO_TAP_ROW(z, y, a, i, oz, oy)                                                  \
+  const long z = FOO_TAP(oz, a, s.sd, s.pd, s.dd), y = FOO_TAP(oy, i, s.sh, s.ph, s.dh); \
   if (z < 0 || z >= s.depth || y < 0 || y >= s.height) continue
 
 __kernel void depthwise_forward(__global const char* input, ulong input_offset, __global const char* weight,
