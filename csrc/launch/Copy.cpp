@@ -30,6 +30,31 @@ bool transposes(const StridedSlice& slice, size_t dst_size, size_t src_size) {
          l.size[0] >= kTransposeTile && l.size[1] >= kTransposeTile;
 }
 
+// Operand 0 of `iter` = operand 1, converted as `types` say (copy.cl's build options), slice by
+// slice: transposes in tiles (copy_transposed), the rest walked (copy_strided). Other operands
+// (a flip's marker) are only in the layout.
+void launch_strided_copies(const at::TensorIteratorBase& iter, c10::DeviceIndex device, const std::string& types,
+                           size_t dst_size, size_t src_size) {
+  for_each_strided_slice(iter, [&](const StridedSlice& slice) {
+    const std::string options = types + index_option(slice.numel) + "-DNDIM=" + std::to_string(slice.ndim);
+    const bool tiles = transposes(slice, dst_size, src_size);
+    const int64_t units = tiles ? ((slice.layout.size[0] + kTransposeTile - 1) / kTransposeTile) *
+                                      ((slice.layout.size[1] + kTransposeTile - 1) / kTransposeTile) *
+                                      (slice.numel / (slice.layout.size[0] * slice.layout.size[1]))
+                                : slice.numel;
+    KernelCall call(device, "copy/copy", tiles ? "copy_transposed" : "copy_strided", options);
+    call.buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0])
+        .buffer(static_cast<char*>(iter.data_ptr(1)) + slice.offsets[1])
+        .layout(slice.layout, slice.ndim, slice.noperands)
+        .count(units);
+    if (tiles) {
+      call.launch_loops(units, 1);
+    } else {
+      call.launch_walk(units);
+    }
+  });
+}
+
 }  // namespace
 
 void launch_copy(const at::Tensor& dst, const at::Tensor& src) {
@@ -69,27 +94,7 @@ void launch_copy(const at::Tensor& dst, const at::Tensor& src) {
         .launch(n);
     return;
   }
-  for_each_strided_slice(iter, [&](const StridedSlice& slice) {
-    const std::string options = types + index_option(slice.numel) + "-DNDIM=" + std::to_string(slice.ndim);
-    if (transposes(slice, c10::elementSize(dst_type), c10::elementSize(src_type))) {
-      const int64_t tiles = ((slice.layout.size[0] + kTransposeTile - 1) / kTransposeTile) *
-                            ((slice.layout.size[1] + kTransposeTile - 1) / kTransposeTile);
-      const int64_t units = tiles * (slice.numel / (slice.layout.size[0] * slice.layout.size[1]));
-      KernelCall(device, "copy/copy", "copy_transposed", options)
-          .buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0])
-          .buffer(static_cast<char*>(iter.data_ptr(1)) + slice.offsets[1])
-          .layout(slice.layout, slice.ndim, slice.noperands)
-          .count(units)
-          .launch_loops(units, 1);
-      return;
-    }
-    KernelCall(device, "copy/copy", "copy_strided", options)
-        .buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0])
-        .buffer(static_cast<char*>(iter.data_ptr(1)) + slice.offsets[1])
-        .layout(slice.layout, slice.ndim, slice.noperands)
-        .count(slice.numel)
-        .launch_walk(slice.numel);
-  });
+  launch_strided_copies(iter, device, types, c10::elementSize(dst_type), c10::elementSize(src_type));
 }
 
 void launch_flip(const at::Tensor& out, const at::Tensor& self, const std::bitset<64>& flipped) {
@@ -124,14 +129,7 @@ void launch_flip(const at::Tensor& out, const at::Tensor& self, const std::bitse
   iter._unsafe_set_arg_data(0, data);
   const std::string types = std::string("-DSRC=") + bits_dtype_name(self.scalar_type()) +
                             " -DDST=" + bits_dtype_name(self.scalar_type()) + " -DNOPERANDS=3 ";
-  for_each_strided_slice(iter, [&](const StridedSlice& slice) {
-    KernelCall(device, "copy/copy", "copy_strided", types + index_option(slice.numel) + "-DNDIM=" + std::to_string(slice.ndim))
-        .buffer(static_cast<char*>(iter.data_ptr(0)) + slice.offsets[0])
-        .buffer(static_cast<char*>(iter.data_ptr(1)) + slice.offsets[1])
-        .layout(slice.layout, slice.ndim, slice.noperands)
-        .count(slice.numel)
-        .launch_walk(slice.numel);
-  });
+  launch_strided_copies(iter, device, types, self.element_size(), self.element_size());
 }
 
 void launch_fill(const at::Tensor& self, const void* pattern) {

@@ -231,12 +231,7 @@ void launch_embedding_backward(const at::Tensor& grad, const at::Tensor& indices
   const runtime::DeviceInfo& info = runtime::device_info(rows.device().index());
   const int64_t dim = rows.size(-1), width = info.cpu_class ? dim : 8;
   const int64_t units = n / dim * ((dim + width - 1) / width);
-  call.value(static_cast<uint64_t>(width)).count(units);
-  if (info.cpu_class) {
-    call.launch_loops(units, 1);
-  } else {
-    call.launch(units);
-  }
+  call.value(static_cast<uint64_t>(width)).count(units).launch_loops(units, 1);
 }
 
 void launch_embedding_bag(const at::Tensor& weight, const at::Tensor& indices, const at::Tensor& offsets,
