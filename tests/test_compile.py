@@ -545,6 +545,24 @@ def test_windowed_and_strided_reads(shape):
     check(pool_backward, x)
 
 
+@pytest.mark.parametrize(
+    "dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int8, torch.bool], ids=dtype_id
+)
+def test_every_other_element_is_read_in_vector_loads(dtype):
+    """Reads two apart (x[..., ::2], pooling windows of stride 2) take two vector loads and a shuffle
+    (FOO_LANES_LOAD_EVEN), in pointwise kernels (16 lanes), along a reduction's rows (whose last block is short) and
+    across its columns (8 lanes), for every element width."""
+    x = (normal(6, 76, seed=39) * 8).round().to(dtype)
+    fn = lambda x: (
+        x[:, ::2] + x[:, 1::2],
+        x[:, 1::2].to(torch.float32).sum(1),
+        x[:, ::2].to(torch.float32).sum(0),
+    )
+    check(fn, x, rtol=1e-2 if dtype in (torch.float16, torch.bfloat16) else 1e-5, atol=1e-5)
+    _, (code,) = run_and_get_code(compiled(fn), x.to(FOO))
+    assert code.count("FOO_LANES_LOAD_HALF_EVEN(" if dtype == torch.float16 else "FOO_LANES_LOAD_EVEN(") >= 8
+
+
 def pool_backward(x: Tensor) -> Tensor:
     out, indices = torch.ops.aten.max_pool2d_with_indices(x, [2, 2], [2, 2])
     return torch.ops.aten.max_pool2d_with_indices_backward(out * 2, x, [2, 2], [2, 2], [0, 0], [1, 1], False, indices)

@@ -919,17 +919,9 @@ class OpenCLKernel(SIMDKernel):
             for lane, position in enumerate(self._lane_positions(index))
         ]
         by_lane = f"FOO_PER_LANE({lane_type(dtype)}, {', '.join(lanes)})"
-        if stride != 1 or self.masks:
+        if stride not in (1, 2) or self.masks:
             return _Lanes(by_lane)
-        base = self._lane_position(index, 0)
-        if dtype == torch.float16:
-            whole = f"FOO_LANES_LOAD_HALF({var}, {base})"
-        elif dtype == torch.bfloat16:
-            whole = f"FOO_BF16_TO_FLOAT(FOO_LANES_LOAD({var}, {base}))"
-        elif dtype == torch.bool:
-            whole = f"FOO_BOOL(FOO_LANES_LOAD({var}, {base}) != (uchar)0)"
-        else:
-            whole = f"FOO_LANES_LOAD({var}, {base})"
+        whole = _vector_load(var, dtype, self._lane_position(index, 0), every_other=stride == 2)
         return _Lanes(f"(foo_tail ? {by_lane} : {whole})" if in_loop else whole)
 
     def _lanes_store(self, var: str, dtype: torch.dtype, index: sympy.Expr, value: CSEVariable) -> str:
@@ -1360,6 +1352,20 @@ def _element(var: str, dtype: torch.dtype, position: str) -> str:
     if dtype == torch.bool:
         return f"({var}[{position}] != 0)"
     return f"{var}[{position}]"
+
+
+def _vector_load(var: str, dtype: torch.dtype, base: str, every_other: bool) -> str:
+    """The lanes' elements of buffer var from base, in vector loads: consecutive elements, or
+    (every_other) elements base, base + 2, ..."""
+    if dtype == torch.float16:
+        return f"FOO_LANES_LOAD_HALF_EVEN({var}, {base})" if every_other else f"FOO_LANES_LOAD_HALF({var}, {base})"
+    unsigned = {1: "uchar", 2: "ushort", 4: "uint", 8: "ulong"}[dtype.itemsize]
+    load = f"FOO_LANES_LOAD_EVEN({var}, {base}, {unsigned})" if every_other else f"FOO_LANES_LOAD({var}, {base})"
+    if dtype == torch.bfloat16:
+        return f"FOO_BF16_TO_FLOAT({load})"
+    if dtype == torch.bool:
+        return f"FOO_BOOL({load} != (uchar)0)"
+    return load
 
 
 def _element_store(var: str, dtype: torch.dtype, position: str, value: str) -> str:
