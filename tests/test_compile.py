@@ -546,7 +546,9 @@ def test_windowed_and_strided_reads(shape):
 
 
 @pytest.mark.parametrize(
-    "dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int8, torch.bool], ids=dtype_id
+    "dtype",
+    [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int8, torch.bool],
+    ids=dtype_id,
 )
 def test_every_other_element_is_read_in_vector_loads(dtype):
     """Reads two apart (x[..., ::2], pooling windows of stride 2) take two vector loads and a shuffle
