@@ -336,11 +336,12 @@ def test_reduction_rows_of_every_length_against_their_blocks(row):
     check(fn, x, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("columns", [5, 8, 13, 64, 67])
+@pytest.mark.parametrize("columns", [5, 8, 13, 64, 67, 200])
 def test_column_reductions_take_their_lanes_along_the_outputs(columns):
     # A reduction over rows of contiguous outputs (a bias gradient's x.sum(0)) takes 8 neighbouring outputs as its
     # lanes, then the rest one at a time: each lane's accumulator is its own output's, its loads and stores are the
-    # lanes of one row (a weight read once per output, the normalised column written back).
+    # lanes of one row (a weight read once per output, the normalised column written back). On CPU devices the first
+    # loop's turns take 8 such blocks together (64 columns), then blocks alone (200: 3 groups, a block, none alone).
     x, w = (normal(37, columns, seed=37) * 4).round() / 4, normal(columns, seed=38)
     fn = lambda x, w: (
         (x * w).sum(0),

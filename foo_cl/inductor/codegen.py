@@ -65,7 +65,7 @@ from torch.utils._sympy.printers import ExprPrinter
 from torch.utils._sympy.symbol import SymT, symbol_is_type
 
 from foo_cl import _C
-from foo_cl.inductor.runtime import COLUMNS, ELEMENTS, LANES, ROWS
+from foo_cl.inductor.runtime import COLUMN_GROUP, COLUMNS, ELEMENTS, LANES, ROWS
 
 # dtype -> (C type of a value in a kernel, C type of a buffer element). float16 and bfloat16
 # compute in float; bool is stored as uchar (OpenCL kernels take no bool pointers).
@@ -743,6 +743,11 @@ class OpenCLKernel(SIMDKernel):
         self.special_dtype: torch.dtype | None = None  # the `ct` of foo's special-function headers
         self.random_tiles: list[str] = []  # foo_random_tile variables of the kernel's random ops
         self.reports_errors = False  # whether the kernel takes its device's error word (check_bounds)
+        # Over columns (_column_loop): whether the first loop's turns take COLUMN_GROUP blocks of
+        # columns together (not where code runs before that loop), and whether that loop is done
+        # (the code after it runs once per block, in a loop over the blocks closed at the kernel's end).
+        self.column_groups = True
+        self.after_column_loop = False
 
     def create_cse_var(self, *args: Any, **kwargs: Any) -> LaneVariable:
         return LaneVariable(*args, **kwargs)
@@ -780,6 +785,7 @@ class OpenCLKernel(SIMDKernel):
         mask, not at an indirect index (whose bounds are checked in the loop), not along the row."""
         return (
             self.inside_reduction
+            and self.loop != COLUMNS  # (its turns may take several blocks: _column_loop)
             and not self.masks
             and not any(symbol_is_reduction(s) or symbol_is_type(s, SymT.TMP) for s in index.free_symbols)
         )
@@ -992,8 +998,12 @@ class OpenCLKernel(SIMDKernel):
     def _accumulator(self, dtype: torch.dtype, init: str) -> str:
         """A reduction's accumulator of FOO_W lanes, set before its loop: lane k takes the row's
         elements k, k + FOO_W, ... (in columns: the whole column of lane k's output)."""
-        name = f"acc{next(self.accumulators)}"
-        self.body.writeline(f"FOO_V({lane_type(dtype)}) {name} = FOO_SPLAT({lane_type(dtype)}, {init});")
+        name, t = f"acc{next(self.accumulators)}", lane_type(dtype)
+        if self.loop == COLUMNS:  # one per block of a turn (_column_loop)
+            self.body.writeline(f"FOO_V({t}) {name}[FOO_G];")
+            self.body.writeline(f"for (int foo_g = 0; foo_g < FOO_G; ++foo_g) {name}[foo_g] = FOO_SPLAT({t}, {init});")
+            return f"{name}[foo_g]"
+        self.body.writeline(f"FOO_V({t}) {name} = FOO_SPLAT({t}, {init});")
         return name
 
     def _result(self, accumulator: str, dtype: torch.dtype) -> str:
@@ -1133,8 +1143,7 @@ class OpenCLKernel(SIMDKernel):
             self.body.writeline("{")
             with self.body.indent():
                 if self.loop == COLUMNS:
-                    self.body.writeline(f"for (long foo_r = 0; foo_r < {numel}; ++foo_r) {{")
-                    self._loop_turn(body, valid="FOO_SPLAT(int, 1)")
+                    self._column_loop(body, numel)
                 else:
                     self.body.writeline("long foo_r = 0;")
                     self.body.writeline(f"const long foo_r_blocks = {numel} / FOO_W * FOO_W;  // see FOO_BLOCK_RANGE")
@@ -1147,13 +1156,36 @@ class OpenCLKernel(SIMDKernel):
             self.cse.invalidate(self.outside_loop_vars)
             tree.cache_clear()
         else:
+            if self.loop == COLUMNS and not self.after_column_loop:
+                self.column_groups = False  # this code takes the turn's first block alone
             self.body.splice(self.loads)
             self.body.splice(self.compute)
             self.body.splice(self.stores)
+        if self.loop == COLUMNS and not self.after_column_loop:
+            self.body.writeline("FOO_EACH_COLUMN_BLOCK {")
+            self.body.do_indent()
+            self.body.writeline("const INDEX_T foo_x = foo_x0 + foo_g * FOO_W;")
+            self.after_column_loop = True
         self.body.splice(self.post_loop_combine)
         self.body.splice(self.post_loop_store)
         for buffer in (self.loads, self.compute, self.stores, self.post_loop_combine, self.post_loop_store):
             buffer.clear()
+
+    def _column_loop(self, body: IndentedBuffer, numel: str) -> None:
+        """A reduction's loop over columns: each turn takes a row's element of each column. The
+        kernel's first such loop takes the FOO_G blocks of FOO_W columns of a turn in each row
+        (kernels_cl/inductor.clh: FOO_EACH_COLUMN_BLOCK), with an accumulator per block; the
+        code after it, later loops included, runs once per block."""
+        self.body.writeline(f"for (long foo_r = 0; foo_r < {numel}; ++foo_r) {{")
+        if self.after_column_loop:
+            self._loop_turn(body, valid="FOO_SPLAT(int, 1)")
+            return
+        with self.body.indent():
+            self.body.writeline("FOO_EACH_COLUMN_BLOCK {")
+            with self.body.indent():
+                self.body.writeline("const INDEX_T foo_x = foo_x0 + foo_g * FOO_W;")
+            self._loop_turn(body, valid="FOO_SPLAT(int, 1)")
+        self.body.writeline("}")
 
     def _loop_turn(self, body: IndentedBuffer, valid: str, tail: str | None = None) -> None:
         """A reduction loop's turn, after its opening line: body, with foo_valid (the lanes that
@@ -1187,7 +1219,17 @@ class OpenCLKernel(SIMDKernel):
 
     def codegen_kernel(self, name: str | None = None) -> str:
         self.codegen_body()
-        return self._kernel_source(name, self._reduction_loops() if self.loop == ROWS else self._lanes_loops())
+        if self.after_column_loop:
+            self.body.do_unindent()
+            self.body.writeline("}")  # the loop over blocks after the first column loop
+        loops = (
+            self._reduction_loops()
+            if self.loop == ROWS
+            else self._column_loops()
+            if self.loop == COLUMNS
+            else self._lanes_loops()
+        )
+        return self._kernel_source(name, loops)
 
     def _reduction_loops(self) -> IndentedBuffer:
         """A reduction's loop over its rows (the grid loop), its values LANES[ROWS] wide on every device:
@@ -1226,6 +1268,42 @@ class OpenCLKernel(SIMDKernel):
         code.writeline("#define FOO_W 1")
         with code.indent():
             code.splice(self.body)
+        code.writeline("#undef FOO_W")
+        code.writeline("}")
+        return code
+
+    def _column_loops(self) -> IndentedBuffer:
+        """A reduction over columns' loops, as a pointwise kernel's (_lanes_loops) over blocks of
+        FOO_W columns from foo_x0: on CPU devices first turns of COLUMN_GROUP blocks, reading
+        COLUMN_GROUP * FOO_W consecutive elements of each row (blocks of 8 alone read half a line a
+        row, a page apart: see COLUMN_GROUP), then blocks
+        alone, then columns alone."""
+        code = IndentedBuffer()
+        numel = f"{self.range_trees[0].prefix}numel"
+        group = COLUMN_GROUP if self.column_groups and not self.random_tiles else 1
+        turns = [(group, "FOO_W * FOO_G")] if group > 1 else []
+        code.writeline("#ifdef FOO_CPU_DEVICE")
+        code.writeline(f"#define FOO_W {self.lanes}")
+        code.writeline(f"FOO_BLOCK_RANGE(foo_x0, foo_blocks_end, foo_end, {numel}, FOO_W, FOO_W * {group});")
+        for blocks, step in [*turns, (1, "FOO_W")]:
+            code.writeline(f"#define FOO_G {blocks}")
+            code.writeline(f"for (; foo_x0 + {step} <= foo_blocks_end; foo_x0 += {step}) {{")
+            with code.indent():
+                code.writeline("const INDEX_T foo_x = foo_x0;")
+                code.splice(self.body)
+            code.writeline("}")
+            code.writeline("#undef FOO_G")
+        code.writeline("#undef FOO_W")
+        code.writeline("for (; foo_x0 < foo_end; ++foo_x0) {")
+        code.writeline("#else")
+        code.writeline(f"FOO_GRID_LOOP(foo_x0, {numel}) {{")
+        code.writeline("#endif")
+        code.writeline("#define FOO_W 1")
+        code.writeline("#define FOO_G 1")
+        with code.indent():
+            code.writeline("const INDEX_T foo_x = foo_x0;")
+            code.splice(self.body)
+        code.writeline("#undef FOO_G")
         code.writeline("#undef FOO_W")
         code.writeline("}")
         return code
