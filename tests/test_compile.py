@@ -11,6 +11,7 @@ CPU.
 
 import copy
 import math
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -534,6 +535,20 @@ def test_lane_offsets_are_each_lanes_distance_from_lane_0(name):
         start = int(index.subs({x: 16 * block, **values}))
         for lane, offset in enumerate(offsets):
             assert int(index.subs({x: 16 * block + lane, **values})) - start == int(sympy.sympify(offset).subs(values))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dtype_id)
+def test_a_value_cast_to_half_precision_is_rounded_once_by_its_store(dtype):
+    """x.to(float16/bfloat16) stored as is: the store rounds the float value (the cast's own rounding would be
+    a second, which changes nothing), ties to even and NaN included."""
+    ulp = torch.finfo(dtype).eps
+    x = torch.tensor([1 + ulp / 2, 1 + 3 * ulp / 2, -(1 + ulp / 2), 3.0, float("nan"), -float("inf"), 1e-3] * 5)
+    check(lambda x: (x * 1).to(dtype), x, rtol=0, atol=0)
+    _, (code,) = run_and_get_code(compiled(lambda x: (x * 1).to(dtype)), x.to(FOO))
+    rounding = "FOO_ROUND_TO_HALF" if dtype == torch.float16 else "FOO_ROUND_TO_BFLOAT16"
+    rounded, unrounded = re.search(rf"(tmp\d+) = {rounding}\((tmp\d+)\);", code).groups()
+    stores = [line for line in code.splitlines() if "FOO_LANES_STORE" in line]
+    assert stores and all(unrounded in line and rounded not in line for line in stores)
 
 
 @pytest.mark.parametrize("shape", [(2, 3, 16, 16), (3, 2, 14, 14)])

@@ -261,13 +261,18 @@ class OpenCLOverrides(OpOverrides):
     @staticmethod
     def to_dtype(
         x: CSEVariable, dtype: torch.dtype, src_dtype: torch.dtype | None = None, use_compute_types: bool = True
-    ) -> str:
+    ) -> str | CSEVariable:
         if dtype == torch.bool:
             return f"FOO_BOOL({x} != {_zero(x)})"
-        if dtype == torch.float16:
-            return f"FOO_ROUND_TO_HALF(FOO_CVT(float, {x}))"
-        if dtype == torch.bfloat16:
-            return f"FOO_ROUND_TO_BFLOAT16(FOO_CVT(float, {x}))"
+        if dtype in (torch.float16, torch.bfloat16):
+            # Rounded to the type (values of these dtypes compute in float); a store to a buffer of
+            # the type takes the unrounded value, which it rounds alike (_lanes_store).
+            kernel = V.kernel
+            unrounded = str(x) if _dtype_of(x) == torch.float32 else f"FOO_CVT(float, {x})"
+            rounding = "FOO_ROUND_TO_HALF" if dtype == torch.float16 else "FOO_ROUND_TO_BFLOAT16"
+            var = kernel.cse.generate(kernel.compute, f"{rounding}({unrounded})", dtype=dtype)
+            var.rounded_from = (dtype, unrounded)
+            return var
         if dtype == torch.uint8 and src_dtype is not None and src_dtype.is_floating_point:
             return f"FOO_CVT(uchar, FOO_CVT(long, {x}))"  # c10 converts through int64
         return f"FOO_CVT({lane_type(dtype)}, {x})"
@@ -689,6 +694,8 @@ class LaneVariable(CSEVariable):
         super().__init__(*args, **kwargs)
         self.first: str | None = None
         self.step: int | None = None
+        # A value rounded to float16 or bfloat16 (to_dtype): that dtype and the value unrounded.
+        self.rounded_from: tuple[torch.dtype, str] | None = None
 
     def known_lanes(self, first: str, step: int) -> None:
         self.first, self.step = first, step
@@ -940,6 +947,9 @@ class OpenCLKernel(SIMDKernel):
         if stride != 1:
             return by_lane
         base = self._lane_position(index, 0)
+        rounded_from = getattr(value, "rounded_from", None)
+        if rounded_from is not None and rounded_from[0] == dtype:
+            value = rounded_from[1]  # rounded once, by the store
         if dtype == torch.float16:
             whole = f"FOO_LANES_STORE_HALF({var}, {base}, FOO_CVT(float, {value}));"
         elif dtype == torch.bfloat16:
