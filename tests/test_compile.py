@@ -537,6 +537,19 @@ def test_lane_offsets_are_each_lanes_distance_from_lane_0(name):
             assert int(index.subs({x: 16 * block + lane, **values})) - start == int(sympy.sympify(offset).subs(values))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.bool], ids=dtype_id)
+def test_concatenated_inputs_are_read_in_vector_loads_where_a_block_takes_one(dtype):
+    """cat's inputs are masked loads (each input where the output's index falls in it) at an index Inductor keeps
+    from simplifying: a block wholly in one input reads it with one vector load and skips the others; a block across
+    inputs (widths 5 and 11 below) reads lane by lane."""
+    w, x, y, z = ((normal(40, width, seed=40 + width) * 4).round().to(dtype) for width in (64, 64, 5, 11))
+    fn = lambda w, x, y, z: (torch.cat([w, x], 0).flip(0), torch.cat([w, y, z], 1).flip(0))
+    check(fn, w, x, y, z, rtol=0, atol=0)
+    _, (code,) = run_and_get_code(compiled(fn), w.to(FOO), x.to(FOO), y.to(FOO), z.to(FOO))
+    load = "FOO_LANES_LOAD_HALF(" if dtype == torch.float16 else "FOO_LANES_LOAD("
+    assert code.count("FOO_ALL(") >= 5 and code.count(load) >= 5
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=dtype_id)
 def test_a_value_cast_to_half_precision_is_rounded_once_by_its_store(dtype):
     """x.to(float16/bfloat16) stored as is: the store rounds the float value (the cast's own rounding would be

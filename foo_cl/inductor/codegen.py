@@ -60,7 +60,7 @@ from torch._inductor.graph import GraphLowering
 from torch._inductor.utils import get_bounds_index_expr, get_fused_kernel_name, get_kernel_metadata, sympy_subs
 from torch._inductor.virtualized import V, ops
 from torch.utils._ordered_set import OrderedSet
-from torch.utils._sympy.functions import FloorDiv, ModularIndexing
+from torch.utils._sympy.functions import FloorDiv, Identity, ModularIndexing
 from torch.utils._sympy.printers import ExprPrinter
 from torch.utils._sympy.symbol import SymT, symbol_is_type
 
@@ -932,10 +932,18 @@ class OpenCLKernel(SIMDKernel):
             for lane, position in enumerate(self._lane_positions(index))
         ]
         by_lane = f"FOO_PER_LANE({lane_type(dtype)}, {', '.join(lanes)})"
-        if stride not in (1, 2) or self.masks:
+        if stride not in (1, 2):
             return _Lanes(by_lane)
         whole = _vector_load(var, dtype, self._lane_position(index, 0), every_other=stride == 2)
-        return _Lanes(f"(foo_tail ? {by_lane} : {whole})" if in_loop else whole)
+        if in_loop:  # a row's last block reads lane by lane
+            whole = f"(foo_tail ? {by_lane} : {whole})"
+        if self.masks:
+            # A block whose lanes all may read takes the vector load, one whose lanes none may
+            # read reads nothing (cat's inputs, padding's inner blocks).
+            mask = f"(({' & '.join(map(str, self.masks))}) != 0)"
+            none = f"FOO_SPLAT({lane_type(dtype)}, 0)"
+            return _Lanes(f"(FOO_ALL({mask}) ? {whole} : FOO_ANY({mask}) ? {by_lane} : {none})")
+        return _Lanes(whole)
 
     def _lanes_store(self, var: str, dtype: torch.dtype, index: sympy.Expr, value: CSEVariable) -> str:
         """A statement writing the lanes of value to buffer var at index (one element: lane 0's)."""
@@ -1396,6 +1404,8 @@ def _lane_offsets(index: sympy.Expr, root: sympy.Symbol, lanes: int) -> list[sym
             return (0, [e] * lanes) if isinstance(e, sympy.Integer) else (1, [sympy.S.Zero] * lanes)
         if e == root:
             return lanes, [sympy.Integer(lane) for lane in range(lanes)]
+        if isinstance(e, Identity):  # (Inductor's guard against simplification, as in cat's indices)
+            return of(e.args[0])
         if isinstance(e, sympy.Add):
             forms = [of(a) for a in e.args]
             if any(f is None for f in forms):
