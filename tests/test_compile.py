@@ -513,6 +513,16 @@ def lane_index_expressions():
             "shifted_quotient": (FloorDiv(x + 3, 32), False),
             "symbolic_remainder": (ModularIndexing(x, 1, s0), False),
             "product": (x * FloorDiv(x, 16), False),
+            # In blocks within rows of a length (third item) that is no multiple of 16.
+            "padding_in_rows": (
+                56 * ModularIndexing(x, 58, 58) + ModularIndexing(x, 1, 58) + 3136 * FloorDiv(x, 3364),
+                True,
+                58,
+            ),
+            "channel_of_14x14": (ModularIndexing(x, 196, 256), True, 196),
+            "scaled_row": (FloorDiv(2 * x, 116), True, 58),
+            "half_row_remainder": (ModularIndexing(x, 1, 58), True, 29),
+            "half_row_quotient": (FloorDiv(x, 29), False, 58),
         },
     )
 
@@ -520,18 +530,22 @@ def lane_index_expressions():
 @pytest.mark.parametrize("name", list(lane_index_expressions()[2]))
 def test_lane_offsets_are_each_lanes_distance_from_lane_0(name):
     """Generated kernels read a block's lanes at lane 0's index plus these offsets where they are constants
-    (foo_cl.inductor.codegen._lane_offsets): checked against every lane of many blocks."""
+    (foo_cl.inductor.codegen._lane_offsets), in every block or in those within a row: checked against every lane
+    of many blocks."""
     import sympy
 
     from foo_cl.inductor.codegen import _lane_offsets
 
     x, values, expressions = lane_index_expressions()
-    index, constant = expressions[name]
-    offsets = _lane_offsets(index, x, 16)
+    index, constant, *row = expressions[name]
+    row = row[0] if row else 0
+    offsets = _lane_offsets(index, x, 16, row)
     assert (offsets is not None) == constant
     if offsets is None:
         return
     for block in range(300):
+        if row and (16 * block) % row + 16 > row:
+            continue  # (the kernel reads such blocks lane by lane: FOO_IN_ROW)
         start = int(index.subs({x: 16 * block, **values}))
         for lane, offset in enumerate(offsets):
             assert int(index.subs({x: 16 * block + lane, **values})) - start == int(sympy.sympify(offset).subs(values))
@@ -562,6 +576,22 @@ def test_a_value_cast_to_half_precision_is_rounded_once_by_its_store(dtype):
     rounded, unrounded = re.search(rf"(tmp\d+) = {rounding}\((tmp\d+)\);", code).groups()
     stores = [line for line in code.splitlines() if "FOO_LANES_STORE" in line]
     assert stores and all(unrounded in line and rounded not in line for line in stores)
+
+
+@pytest.mark.parametrize("hw", [7, 14, 29])
+def test_rows_of_other_lengths_than_the_lanes_take_vector_forms_in_blocks_within_a_row(hw):
+    """Per-channel parameters of 7x7 and 14x14 images (planes of 49 and 196) and padding's rows (of hw + 3): in
+    blocks within a row (FOO_IN_ROW) one element or consecutive ones, lane by lane across rows; rows shorter than a
+    block (padding's of 10) lane by lane, rows of a multiple of a block (32) in vector forms in every block."""
+    x, w = normal(3, 5, hw, hw, seed=hw), normal(5, seed=hw + 1)
+    channels = lambda x, w: F.relu(x * w[:, None, None] + 1)
+    padding = lambda x: F.pad(x, (1, 2, 3, 1)) * 2
+    check(channels, x, w)
+    check(padding, x)
+    _, (code,) = run_and_get_code(compiled(channels), x.to(FOO), w.to(FOO))
+    assert "FOO_IN_ROW(" in code
+    _, (code,) = run_and_get_code(compiled(padding), x.to(FOO))
+    assert ("FOO_IN_ROW(" in code) == (hw + 3 > 16 and (hw + 3) % 16 != 0)  # (rows of 32: every block)
 
 
 @pytest.mark.parametrize("shape", [(2, 3, 16, 16), (3, 2, 14, 14)])

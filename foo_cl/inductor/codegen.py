@@ -873,27 +873,44 @@ class OpenCLKernel(SIMDKernel):
                 replacements[symbol] = sympy.Symbol(_lane(var, lane), integer=True)
         return self.index_to_str(sympy_subs(expr, replacements))
 
-    def _offsets_from_lane_0(self, index: sympy.Expr) -> list[sympy.Expr] | None:
+    def _offsets_from_lane_0(self, index: sympy.Expr) -> tuple[list[sympy.Expr] | None, int]:
         """How far index at each lane of the current block lies from lane 0's, where those are
-        constants (_lane_offsets), else None (indirect indices vary by lane)."""
+        constants (_lane_offsets), else None (indirect indices vary by lane); and the row length
+        (0: none) of the blocks they hold for. In pointwise kernels, where they are not constants
+        in every block (rows of other lengths than multiples of FOO_W: padding's, 14x14 images'),
+        they may be in the blocks within a row (FOO_IN_ROW)."""
         if any(symbol_is_type(s, SymT.TMP) for s in index.free_symbols):
-            return None
-        return _lane_offsets(self._in_range_variable(index), self._lanes_tree.symbol(), self.lanes)
+            return None, 0
+        expr, root = self._in_range_variable(index), self._lanes_tree.symbol()
+        offsets = _lane_offsets(expr, root, self.lanes)
+        if offsets is not None or self.loop != ELEMENTS:
+            return offsets, 0
+        for row in _row_lengths(expr, self.lanes):
+            offsets = _lane_offsets(expr, root, self.lanes, row)
+            if offsets is not None:
+                return offsets, row
+        return None, 0
 
-    def _lane_stride(self, index: sympy.Expr) -> sympy.Expr | None:
+    def _lane_stride(self, index: sympy.Expr) -> tuple[sympy.Expr | None, int]:
         """How far index moves from lane to lane within a block (0: every lane the same element, 1:
-        consecutive elements), or None where that is not one constant."""
-        offsets = self._offsets_from_lane_0(index)
+        consecutive elements), or None where that is not one constant; and in blocks of what row
+        length (_offsets_from_lane_0)."""
+        offsets, row = self._offsets_from_lane_0(index)
         if offsets is None:
-            return None
+            return None, 0
         stride = offsets[1]
-        return stride if all(sympy.expand(offset - lane * stride) == 0 for lane, offset in enumerate(offsets)) else None
+        constant = all(sympy.expand(offset - lane * stride) == 0 for lane, offset in enumerate(offsets))
+        return (stride, row) if constant else (None, 0)
+
+    def _in_row(self, row: int) -> str:
+        """Whether the current block lies within a row of length `row`, as C."""
+        return f"FOO_IN_ROW({self._lane_base()}, {row})"
 
     def _lane_positions(self, index: sympy.Expr) -> list[str]:
         """index at each lane of the current block, as C: lane 0's position plus a constant where
-        there are such constants (one index computation, not FOO_W), else each lane's own."""
-        offsets = self._offsets_from_lane_0(index)
-        if offsets is None:
+        there are such constants in every block (one index computation, not FOO_W), else each lane's own."""
+        offsets, row = self._offsets_from_lane_0(index)
+        if offsets is None or row:
             return [self._lane_position(index, lane) for lane in range(self.lanes)]
         base = self._lane_position(index, 0)
         return [base if offset == 0 else f"{base} + {self.index_to_str(offset)}" for offset in offsets]
@@ -923,8 +940,8 @@ class OpenCLKernel(SIMDKernel):
         load, one element broadcast, otherwise lane by lane; under masks and in a reduction's last
         block, only the lanes that may read do."""
         in_loop = self._in_loop() if in_loop is None else in_loop
-        stride = self._lane_stride(index)
-        if (stride == 0 and not self.masks) or self._uniform(in_loop):
+        stride, row = self._lane_stride(index)
+        if (stride == 0 and not self.masks and not row) or self._uniform(in_loop):
             element = self._guarded_element(_element(var, dtype, self._lane_position(index, 0)), 0, in_loop)
             return _Lanes(f"FOO_SPLAT({lane_type(dtype)}, {element})", element, 0)
         lanes = [
@@ -932,9 +949,14 @@ class OpenCLKernel(SIMDKernel):
             for lane, position in enumerate(self._lane_positions(index))
         ]
         by_lane = f"FOO_PER_LANE({lane_type(dtype)}, {', '.join(lanes)})"
-        if stride not in (1, 2):
+        if stride == 0 and not self.masks:  # one element, in the blocks within a row
+            whole = f"FOO_SPLAT({lane_type(dtype)}, {_element(var, dtype, self._lane_position(index, 0))})"
+        elif stride in (1, 2):
+            whole = _vector_load(var, dtype, self._lane_position(index, 0), every_other=stride == 2)
+        else:
             return _Lanes(by_lane)
-        whole = _vector_load(var, dtype, self._lane_position(index, 0), every_other=stride == 2)
+        if row:
+            whole = f"({self._in_row(row)} ? {whole} : {by_lane})"
         if in_loop:  # a row's last block reads lane by lane
             whole = f"(foo_tail ? {by_lane} : {whole})"
         if self.masks:
@@ -947,8 +969,8 @@ class OpenCLKernel(SIMDKernel):
 
     def _lanes_store(self, var: str, dtype: torch.dtype, index: sympy.Expr, value: CSEVariable) -> str:
         """A statement writing the lanes of value to buffer var at index (one element: lane 0's)."""
-        stride = self._lane_stride(index)
-        if stride == 0 or self._uniform(self._in_loop()):
+        stride, row = self._lane_stride(index)
+        if (stride == 0 and not row) or self._uniform(self._in_loop()):
             return _element_store(var, dtype, self._lane_position(index, 0), _lane(value, 0))
         by_lane = _element_store(var, dtype, self._lane_position(index, _LANE), _lane(value, _LANE))
         by_lane = self._each_lane(self._guarded_statement(by_lane, _LANE, self._in_loop()))
@@ -964,6 +986,8 @@ class OpenCLKernel(SIMDKernel):
             whole = f"FOO_LANES_STORE({var}, {base}, FOO_FLOAT_TO_BF16(FOO_CVT(float, {value})));"
         else:
             whole = f"FOO_LANES_STORE({var}, {base}, FOO_CVT({_types(dtype)[1]}, {value}));"
+        if row:
+            return f"if ({self._in_row(row)}) {{ {whole} }} else {{ {by_lane} }}"
         return f"if (foo_tail) {{ {by_lane} }} else {{ {whole} }}" if self._in_loop() else whole
 
     @staticmethod
@@ -973,15 +997,15 @@ class OpenCLKernel(SIMDKernel):
     def lanes_index(self, expr: sympy.Expr) -> _Lanes:
         """The lanes of an index expression as a value of longs."""
         index = self.prepare_indexing(expr)
-        stride = self._lane_stride(index)
+        stride, row = self._lane_stride(index)
+        by_lane = f"FOO_PER_LANE(long, {', '.join(f'(long)({p})' for p in self._lane_positions(index))})"
         if stride is None:
-            lanes = ", ".join(f"(long)({position})" for position in self._lane_positions(index))
-            return _Lanes(f"FOO_PER_LANE(long, {lanes})")
+            return _Lanes(by_lane)
         first = self._lane_position(index, 0)
         base = f"FOO_SPLAT(long, {first})"
-        if stride == 0:
-            return _Lanes(base, first, 0)
-        code = f"({base} + FOO_IOTA * ({self.index_to_str(stride)}))"
+        code = base if stride == 0 else f"({base} + FOO_IOTA * ({self.index_to_str(stride)}))"
+        if row:
+            return _Lanes(f"({self._in_row(row)} ? {code} : {by_lane})")
         return _Lanes(code, first, int(stride)) if isinstance(stride, sympy.Integer) else _Lanes(code)
 
     def device_assert_async(self, cond: CSEVariable, msg: str) -> None:
@@ -1379,38 +1403,45 @@ def _lane_of(t: str, name: Any, lane: sympy.Expr | int | str) -> str:
     return f"FOO_LANE({t}, {name}, {lane})"
 
 
-def _lane_offsets(index: sympy.Expr, root: sympy.Symbol, lanes: int) -> list[sympy.Expr] | None:
+def _lane_offsets(index: sympy.Expr, root: sympy.Symbol, lanes: int, row: int = 0) -> list[sympy.Expr] | None:
     """How far index at each lane of a block lies from index at lane 0, where those are constants,
     else None. A block's root variable is lanes * q + lane for some q, so a floor division by a
     divisor of the alignment its operand is known to have, or a remainder modulo a multiple of
     it, moves by a constant from lane to lane (pooling windows' index 2 * (x % 8) + 32 * (x // 8)
-    in blocks of 16: 0, 2, ..., 14, 32, 34, ...)."""
-    # An expression as B + c[lane], B the same in every lane and a multiple of `align` (0: B is 0).
-    Form = tuple[int, list[sympy.Expr]]
+    in blocks of 16: 0, 2, ..., 14, 32, 34, ...). With `row`, of blocks that lie within one row,
+    the root's aligned segments of that length (the kernel checks at each block: FOO_IN_ROW): a
+    floor division by a multiple of the row is then the same in every lane, and a remainder modulo
+    a multiple of it moves as its operand does (padding's 56 * (x // 58 % 58) + x % 58 in rows of 58)."""
+    # An expression as B + c[lane], B the same in every lane and a multiple of `align` (0: B is 0),
+    # its lanes' values within one aligned segment of length `seg` (0: none known).
+    Form = tuple[int, list[sympy.Expr], int]
+    same = (1, [sympy.S.Zero] * lanes, 0)  # the same value in every lane
 
     def floordiv(form: Form, divisor: sympy.Expr) -> Form | None:
-        align, c = form
+        align, c, seg = form
         if not isinstance(divisor, sympy.Integer) or divisor <= 0 or not all(isinstance(x, sympy.Integer) for x in c):
             return None
         d = int(divisor)
+        if seg and d % seg == 0:  # one segment of d holds every lane's value
+            return same
         if align % d == 0:  # (B + c) // d == B // d + c // d
-            return align // d, [sympy.Integer(int(x) // d) for x in c]
+            return align // d, [sympy.Integer(int(x) // d) for x in c], seg // d if seg % d == 0 else 0
         if align and d % align == 0 and all(0 <= int(x) < align for x in c):  # B // d in every lane
-            return 1, [sympy.S.Zero] * len(c)
+            return same
         return None
 
     def of(e: sympy.Expr) -> Form | None:
         if root not in e.free_symbols:
-            return (0, [e] * lanes) if isinstance(e, sympy.Integer) else (1, [sympy.S.Zero] * lanes)
+            return (0, [e] * lanes, 0) if isinstance(e, sympy.Integer) else same
         if e == root:
-            return lanes, [sympy.Integer(lane) for lane in range(lanes)]
+            return lanes, [sympy.Integer(lane) for lane in range(lanes)], row
         if isinstance(e, Identity):  # (Inductor's guard against simplification, as in cat's indices)
             return of(e.args[0])
         if isinstance(e, sympy.Add):
             forms = [of(a) for a in e.args]
             if any(f is None for f in forms):
                 return None
-            return math.gcd(*(f[0] for f in forms)), [sympy.Add(*x) for x in zip(*(f[1] for f in forms))]
+            return math.gcd(*(f[0] for f in forms)), [sympy.Add(*x) for x in zip(*(f[1] for f in forms))], 0
         if isinstance(e, sympy.Mul):
             scale, rest = e.as_independent(root, as_Add=False)
             form = of(rest) if rest != e else None
@@ -1420,7 +1451,8 @@ def _lane_offsets(index: sympy.Expr, root: sympy.Symbol, lanes: int) -> list[sym
                 align = abs(form[0] * int(scale)) if form[0] else 0
             else:
                 align = 1  # a multiple of a symbol: no known alignment
-            return align, [scale * x for x in form[1]]
+            seg = form[2] * int(scale) if isinstance(scale, sympy.Integer) and scale > 0 else 0
+            return align, [scale * x for x in form[1]], seg
         if isinstance(e, FloorDiv):
             form = of(e.args[0])
             return None if form is None else floordiv(form, e.args[1])
@@ -1430,15 +1462,27 @@ def _lane_offsets(index: sympy.Expr, root: sympy.Symbol, lanes: int) -> list[sym
             modulus = e.args[2]
             if form is None or not isinstance(modulus, sympy.Integer):
                 return None
-            align, c, m = form[0], form[1], int(modulus)
+            (align, c, seg), m = form, int(modulus)
             if align % m == 0:  # B % m == 0
-                return 0, [sympy.Integer(int(x) % m) for x in c]
+                return 0, [sympy.Integer(int(x) % m) for x in c], 0
+            if seg and m % seg == 0:  # B % m + c, every lane's value in one segment of m
+                return math.gcd(align, m), c, seg
             if m % align == 0 and all(0 <= int(x) < align for x in c):  # B % m + c stays below m
-                return align, c
+                return align, c, 0
         return None
 
     form = of(index)
     return None if form is None else [sympy.expand(x - form[1][0]) for x in form[1]]
+
+
+def _row_lengths(index: sympy.Expr, lanes: int) -> list[int]:
+    """The row lengths _lane_offsets may take for index: its floor divisions' divisors and its
+    remainders' periods that a block of `lanes` fits in without being a multiple of it, shortest first."""
+    lengths = {int(e.args[1]) for e in index.atoms(FloorDiv) if isinstance(e.args[1], sympy.Integer)}
+    for e in index.atoms(ModularIndexing):
+        if isinstance(e.args[1], sympy.Integer) and isinstance(e.args[2], sympy.Integer):
+            lengths |= {int(e.args[1]), int(e.args[1] * e.args[2])}
+    return sorted(n for n in lengths if n > lanes and n % lanes)
 
 
 def _element(var: str, dtype: torch.dtype, position: str) -> str:
