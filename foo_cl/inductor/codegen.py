@@ -16,9 +16,12 @@ CPU compilers do not vectorise a scalar loop's math functions, the vector forms 
 - A reduction whose reads are contiguous along its outputs rather than its rows (column sums, a
   bias gradient's x.sum(0)) goes like a pointwise kernel over its outputs instead, each output's
   column a loop of its own: 8 neighbouring outputs are the lanes, so a turn of the loop reads one
-  vector of a row, and each lane's accumulator is its own output.
-Contiguous reads and writes are vector loads and stores, others go lane by lane, as do ops with no
-vector form. Half and bfloat16 values compute in float32, as foo's own kernels do. Matmul,
+  vector of a row, and each lane's accumulator is its own output. On CPU devices a turn takes 8
+  such blocks, 64 consecutive elements of the row.
+Contiguous reads and writes are vector loads and stores (every other element: two loads and a
+shuffle), others go lane by lane, as do ops with no vector form. Where the lanes' distances are
+constants only within rows of the output (rows of other lengths than multiples of 16), blocks within
+a row take the vector forms; masked reads (cat's, padding's) take them in blocks whose lanes all read. Half and bfloat16 values compute in float32, as foo's own kernels do. Matmul,
 convolution, attention, sorting and whatever else Inductor does not lower to loops run as calls to
 foo's ATen kernels (extern kernels and fallbacks).
 
@@ -1317,9 +1320,8 @@ class OpenCLKernel(SIMDKernel):
     def _column_loops(self) -> IndentedBuffer:
         """A reduction over columns' loops, as a pointwise kernel's (_lanes_loops) over blocks of
         FOO_W columns from foo_x0: on CPU devices first turns of COLUMN_GROUP blocks, reading
-        COLUMN_GROUP * FOO_W consecutive elements of each row (blocks of 8 alone read half a line a
-        row, a page apart: see COLUMN_GROUP), then blocks
-        alone, then columns alone."""
+        COLUMN_GROUP * FOO_W consecutive elements of each row (a block alone reads half a line a
+        row, a page apart: see COLUMN_GROUP), then blocks alone, then columns alone."""
         code = IndentedBuffer()
         numel = f"{self.range_trees[0].prefix}numel"
         group = COLUMN_GROUP if self.column_groups and not self.random_tiles else 1
