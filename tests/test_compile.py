@@ -493,10 +493,11 @@ def lane_index_expressions():
 
     x = sympy.Symbol("x", integer=True, nonnegative=True)
     r, s0 = sympy.Symbol("r", integer=True, nonnegative=True), sympy.Symbol("s0", integer=True, positive=True)
+    s1 = sympy.Symbol("s1", integer=True, nonnegative=True)  # a size of a dynamic shape (Inductor's are so)
     pool = ModularIndexing(x, 1, 2048)
     return (
         x,
-        {r: 3, s0: 5},
+        {r: 3, s0: 5, s1: 37},
         {
             "pool_window": (
                 2 * ModularIndexing(pool, 1, 8) + 32 * FloorDiv(pool, 8) + 8192 * FloorDiv(x, 2048) + 17,
@@ -523,6 +524,8 @@ def lane_index_expressions():
             "scaled_row": (FloorDiv(2 * x, 116), True, 58),
             "half_row_remainder": (ModularIndexing(x, 1, 58), True, 29),
             "half_row_quotient": (FloorDiv(x, 29), False, 58),
+            "dynamic_channel": (ModularIndexing(x, s1, 7), True, s1),
+            "dynamic_row_remainder": (3 * ModularIndexing(x, 1, s1) + 5 * FloorDiv(x, s1 * 7), True, s1),
         },
     )
 
@@ -543,6 +546,7 @@ def test_lane_offsets_are_each_lanes_distance_from_lane_0(name):
     assert (offsets is not None) == constant
     if offsets is None:
         return
+    row = int(sympy.sympify(row).subs(values))
     for block in range(300):
         if row and (16 * block) % row + 16 > row:
             continue  # (the kernel reads such blocks lane by lane: FOO_IN_ROW)
@@ -592,6 +596,12 @@ def test_rows_of_other_lengths_than_the_lanes_take_vector_forms_in_blocks_within
     assert "FOO_IN_ROW(" in code
     _, (code,) = run_and_get_code(compiled(padding), x.to(FOO))
     assert ("FOO_IN_ROW(" in code) == (hw + 3 > 16 and (hw + 3) % 16 != 0)  # (rows of 32: every block)
+    # With dynamic shapes the rows are the planes' size, a symbol: checked at each block, not divided per lane.
+    torch._dynamo.reset()
+    dynamic = torch.compile(channels, dynamic=True)
+    _, (code,) = run_and_get_code(dynamic, x.to(FOO), w.to(FOO))
+    assert "FOO_IN_ROW(" in code
+    torch.testing.assert_close(dynamic(x.to(FOO), w.to(FOO)).cpu(), channels(x, w))
 
 
 @pytest.mark.parametrize("shape", [(2, 3, 16, 16), (3, 2, 14, 14)])

@@ -876,7 +876,7 @@ class OpenCLKernel(SIMDKernel):
                 replacements[symbol] = sympy.Symbol(_lane(var, lane), integer=True)
         return self.index_to_str(sympy_subs(expr, replacements))
 
-    def _offsets_from_lane_0(self, index: sympy.Expr) -> tuple[list[sympy.Expr] | None, int]:
+    def _offsets_from_lane_0(self, index: sympy.Expr) -> tuple[list[sympy.Expr] | None, int | sympy.Expr]:
         """How far index at each lane of the current block lies from lane 0's, where those are
         constants (_lane_offsets), else None (indirect indices vary by lane); and the row length
         (0: none) of the blocks they hold for. In pointwise kernels, where they are not constants
@@ -894,7 +894,7 @@ class OpenCLKernel(SIMDKernel):
                 return offsets, row
         return None, 0
 
-    def _lane_stride(self, index: sympy.Expr) -> tuple[sympy.Expr | None, int]:
+    def _lane_stride(self, index: sympy.Expr) -> tuple[sympy.Expr | None, int | sympy.Expr]:
         """How far index moves from lane to lane within a block (0: every lane the same element, 1:
         consecutive elements), or None where that is not one constant; and in blocks of what row
         length (_offsets_from_lane_0)."""
@@ -905,9 +905,9 @@ class OpenCLKernel(SIMDKernel):
         constant = all(sympy.expand(offset - lane * stride) == 0 for lane, offset in enumerate(offsets))
         return (stride, row) if constant else (None, 0)
 
-    def _in_row(self, row: int) -> str:
+    def _in_row(self, row: int | sympy.Expr) -> str:
         """Whether the current block lies within a row of length `row`, as C."""
-        return f"FOO_IN_ROW({self._lane_base()}, {row})"
+        return f"FOO_IN_ROW({self._lane_base()}, {self.index_to_str(sympy.sympify(row))})"
 
     def _lane_positions(self, index: sympy.Expr) -> list[str]:
         """index at each lane of the current block, as C: lane 0's position plus a constant where
@@ -1405,7 +1405,9 @@ def _lane_of(t: str, name: Any, lane: sympy.Expr | int | str) -> str:
     return f"FOO_LANE({t}, {name}, {lane})"
 
 
-def _lane_offsets(index: sympy.Expr, root: sympy.Symbol, lanes: int, row: int = 0) -> list[sympy.Expr] | None:
+def _lane_offsets(
+    index: sympy.Expr, root: sympy.Symbol, lanes: int, row: int | sympy.Expr = 0
+) -> list[sympy.Expr] | None:
     """How far index at each lane of a block lies from index at lane 0, where those are constants,
     else None. A block's root variable is lanes * q + lane for some q, so a floor division by a
     divisor of the alignment its operand is known to have, or a remainder modulo a multiple of
@@ -1413,21 +1415,28 @@ def _lane_offsets(index: sympy.Expr, root: sympy.Symbol, lanes: int, row: int = 
     in blocks of 16: 0, 2, ..., 14, 32, 34, ...). With `row`, of blocks that lie within one row,
     the root's aligned segments of that length (the kernel checks at each block: FOO_IN_ROW): a
     floor division by a multiple of the row is then the same in every lane, and a remainder modulo
-    a multiple of it moves as its operand does (padding's 56 * (x // 58 % 58) + x % 58 in rows of 58)."""
+    a multiple of it moves as its operand does (padding's 56 * (x // 58 % 58) + x % 58 in rows of 58;
+    with dynamic shapes, rows of a size symbol)."""
     # An expression as B + c[lane], B the same in every lane and a multiple of `align` (0: B is 0),
     # its lanes' values within one aligned segment of length `seg` (0: none known).
-    Form = tuple[int, list[sympy.Expr], int]
+    Form = tuple[int, list[sympy.Expr], int | sympy.Expr]
     same = (1, [sympy.S.Zero] * lanes, 0)  # the same value in every lane
 
     def floordiv(form: Form, divisor: sympy.Expr) -> Form | None:
         align, c, seg = form
+        if all(x == c[0] for x in c):  # a function of a value the same in every lane
+            return same
+        if seg and _size(divisor) and _multiple(divisor, seg):  # one segment of d holds every lane's value
+            return same
         if not isinstance(divisor, sympy.Integer) or divisor <= 0 or not all(isinstance(x, sympy.Integer) for x in c):
             return None
         d = int(divisor)
-        if seg and d % seg == 0:  # one segment of d holds every lane's value
-            return same
         if align % d == 0:  # (B + c) // d == B // d + c // d
-            return align // d, [sympy.Integer(int(x) // d) for x in c], seg // d if seg % d == 0 else 0
+            return (
+                align // d,
+                [sympy.Integer(int(x) // d) for x in c],
+                sympy.cancel(sympy.sympify(seg) / d) if seg and _multiple(seg, d) else 0,
+            )
         if align and d % align == 0 and all(0 <= int(x) < align for x in c):  # B // d in every lane
             return same
         return None
@@ -1462,13 +1471,18 @@ def _lane_offsets(index: sympy.Expr, root: sympy.Symbol, lanes: int, row: int = 
             form = of(e.args[0])
             form = None if form is None else floordiv(form, e.args[1])
             modulus = e.args[2]
-            if form is None or not isinstance(modulus, sympy.Integer):
+            if form is None:
                 return None
-            (align, c, seg), m = form, int(modulus)
+            align, c, seg = form
+            if all(x == c[0] for x in c):
+                return same
+            if seg and _size(modulus) and _multiple(modulus, seg):  # B % m + c, in one segment of m
+                return math.gcd(align, int(modulus)) if isinstance(modulus, sympy.Integer) else 1, c, seg
+            if not isinstance(modulus, sympy.Integer):
+                return None
+            m = int(modulus)
             if align % m == 0:  # B % m == 0
                 return 0, [sympy.Integer(int(x) % m) for x in c], 0
-            if seg and m % seg == 0:  # B % m + c, every lane's value in one segment of m
-                return math.gcd(align, m), c, seg
             if m % align == 0 and all(0 <= int(x) < align for x in c):  # B % m + c stays below m
                 return align, c, 0
         return None
@@ -1477,14 +1491,27 @@ def _lane_offsets(index: sympy.Expr, root: sympy.Symbol, lanes: int, row: int = 
     return None if form is None else [sympy.expand(x - form[1][0]) for x in form[1]]
 
 
-def _row_lengths(index: sympy.Expr, lanes: int) -> list[int]:
+def _size(n: sympy.Expr) -> bool:
+    """Whether n is a positive number or a size of a dynamic shape (Inductor's size symbols are only
+    known not to be negative; a kernel that divides by one of 0 has no elements)."""
+    return bool(n.is_positive or (n.free_symbols and n.is_integer and n.is_nonnegative))
+
+
+def _multiple(b: sympy.Expr, a: int | sympy.Expr) -> bool:
+    """Whether b is a known multiple of a (integers, or products of size symbols)."""
+    return bool(sympy.cancel(sympy.sympify(b) / a).is_integer)
+
+
+def _row_lengths(index: sympy.Expr, lanes: int) -> list[int | sympy.Expr]:
     """The row lengths _lane_offsets may take for index: its floor divisions' divisors and its
-    remainders' periods that a block of `lanes` fits in without being a multiple of it, shortest first."""
-    lengths = {int(e.args[1]) for e in index.atoms(FloorDiv) if isinstance(e.args[1], sympy.Integer)}
+    remainders' periods that a block of `lanes` fits in without being a multiple of it, shortest first,
+    then sizes of dynamic shapes (symbols, which blocks fit in where they are large enough)."""
+    lengths = {e.args[1] for e in index.atoms(FloorDiv)}
     for e in index.atoms(ModularIndexing):
-        if isinstance(e.args[1], sympy.Integer) and isinstance(e.args[2], sympy.Integer):
-            lengths |= {int(e.args[1]), int(e.args[1] * e.args[2])}
-    return sorted(n for n in lengths if n > lanes and n % lanes)
+        lengths |= {e.args[1], e.args[1] * e.args[2]}
+    numbers = sorted(int(n) for n in lengths if isinstance(n, sympy.Integer) and n > lanes and n % lanes)
+    symbols = sorted((n for n in lengths if n.free_symbols and _size(n)), key=str)
+    return [*numbers, *symbols]
 
 
 def _element(var: str, dtype: torch.dtype, position: str) -> str:
