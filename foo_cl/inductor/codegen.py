@@ -1325,31 +1325,29 @@ class OpenCLKernel(SIMDKernel):
         code = IndentedBuffer()
         numel = f"{self.range_trees[0].prefix}numel"
         group = COLUMN_GROUP if self.column_groups and not self.random_tiles else 1
-        turns = [(group, "FOO_W * FOO_G")] if group > 1 else []
-        code.writeline("#ifdef FOO_CPU_DEVICE")
-        code.writeline(f"#define FOO_W {self.lanes}")
-        code.writeline(f"FOO_BLOCK_RANGE(foo_x0, foo_blocks_end, foo_end, {numel}, FOO_W, FOO_W * {group});")
-        for blocks, step in [*turns, (1, "FOO_W")]:
+
+        def turn(blocks: int) -> None:
+            """A turn's body, of FOO_G = blocks blocks from foo_x0; the caller closes its loop."""
             code.writeline(f"#define FOO_G {blocks}")
-            code.writeline(f"for (; foo_x0 + {step} <= foo_blocks_end; foo_x0 += {step}) {{")
             with code.indent():
                 code.writeline("const INDEX_T foo_x = foo_x0;")
                 code.splice(self.body)
-            code.writeline("}")
-            code.writeline("#undef FOO_G")
+
+        code.writeline("#ifdef FOO_CPU_DEVICE")
+        code.writeline(f"#define FOO_W {self.lanes}")
+        code.writeline(f"FOO_BLOCK_RANGE(foo_x0, foo_blocks_end, foo_end, {numel}, FOO_W, FOO_W * {group});")
+        for blocks in sorted({group, 1}, reverse=True):
+            code.writeline(f"for (; foo_x0 + FOO_W * {blocks} <= foo_blocks_end; foo_x0 += FOO_W * {blocks}) {{")
+            turn(blocks)
+            code.writelines(["}", "#undef FOO_G"])
         code.writeline("#undef FOO_W")
         code.writeline("for (; foo_x0 < foo_end; ++foo_x0) {")
         code.writeline("#else")
         code.writeline(f"FOO_GRID_LOOP(foo_x0, {numel}) {{")
         code.writeline("#endif")
         code.writeline("#define FOO_W 1")
-        code.writeline("#define FOO_G 1")
-        with code.indent():
-            code.writeline("const INDEX_T foo_x = foo_x0;")
-            code.splice(self.body)
-        code.writeline("#undef FOO_G")
-        code.writeline("#undef FOO_W")
-        code.writeline("}")
+        turn(1)
+        code.writelines(["#undef FOO_G", "#undef FOO_W", "}"])
         return code
 
     def _kernel_source(self, name: str | None, loops: IndentedBuffer) -> str:
