@@ -21,9 +21,10 @@ CPU compilers do not vectorise a scalar loop's math functions, the vector forms 
 Contiguous reads and writes are vector loads and stores (every other element: two loads and a
 shuffle), others go lane by lane, as do ops with no vector form. Where the lanes' distances are
 constants only within rows of the output (rows of other lengths than multiples of 16), blocks within
-a row take the vector forms; masked reads (cat's, padding's) take them in blocks whose lanes all read. Half and bfloat16 values compute in float32, as foo's own kernels do. Matmul,
-convolution, attention, sorting and whatever else Inductor does not lower to loops run as calls to
-foo's ATen kernels (extern kernels and fallbacks).
+a row take the vector forms; masked reads (cat's, padding's) take them in blocks whose lanes all
+read. Half and bfloat16 values compute in float32, as foo's own kernels do. Matmul, convolution,
+attention, sorting and whatever else Inductor does not lower to loops run as calls to foo's ATen
+kernels (extern kernels and fallbacks).
 
 What Inductor uses, registered by register() (foo_cl.inductor's import hook): OpenCLScheduling, the
 device scheduling; WrapperCodegen, Python wrapper code calling foo_cl.inductor.runtime.FooKernel;
