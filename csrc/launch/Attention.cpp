@@ -181,7 +181,7 @@ Tensor transposed_padded(const Attention& a, const tune::Candidate& candidate, c
   call.buffer(t.const_data_ptr()).value(rows_of(t)).value(static_cast<uint64_t>(t.size(1)));
   call.buffer(out.const_data_ptr()).value(static_cast<uint64_t>(t.size(2))).value(static_cast<uint64_t>(t.size(3)));
   call.value(static_cast<uint64_t>(padded)).count(units);
-  call.launch(units);
+  call.launch_loops(units);  // a work-item's tiles are BN * dim elements each: spread them over the cores
   return out;
 }
 

@@ -76,20 +76,38 @@ typedef struct {
 FOO_FOLD(foo_tile_max, fmax)
 FOO_FOLD(foo_tile_sum, FOO_PLUS)
 
+// A tile's lanes as integers of the compute dtype's width, for select: 0 .. BN - 1 along keys.
+#ifdef FOO_COMPUTE_IS_DOUBLE
+#define FOO_LANES_T FOO_CAT(long, BN)
+#else
+#define FOO_LANES_T FOO_CAT(int, BN)
+#endif
+typedef FOO_LANES_T lanes_t;
+#define FOO_LANES_2 ((lanes_t)(0, 1))
+#define FOO_LANES_4 ((lanes_t)(0, 1, 2, 3))
+#define FOO_LANES_8 ((lanes_t)(0, 1, 2, 3, 4, 5, 6, 7))
+#define FOO_LANES_16 ((lanes_t)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+#define FOO_KEY_LANES FOO_CAT(FOO_LANES_, BN)
+
 // Query i's scores for keys j0 .. j0 + BN - 1 with the masks applied and keys from S on removed;
 // a tile wholly inside the kept scores is returned as it is.
 inline tile_t foo_mask_tile(tile_t s, ulong i, ulong j0, ulong S, __global const mask_t* mask_row, long mask_s) {
 #if !defined(MASK_BOOL) && !defined(MASK_ADD)
+  // Keys from `limit` on are hidden: one select across the tile (the causal diagonal's tiles, the last).
 #ifdef CAUSAL
-  if (j0 + BN - 1 <= i && j0 + BN <= S) return s;
+  const ulong limit = min(S, i + 1);
 #else
-  if (j0 + BN <= S) return s;
+  const ulong limit = S;
 #endif
-#endif
+  if (j0 + BN <= limit) return s;
+  const long kept = clamp((long)limit - (long)j0, 0L, (long)BN);
+  return select(s, (tile_t)(-INFINITY), FOO_KEY_LANES >= (lanes_t)kept);
+#else
   ct a[BN];
   FOO_VSTORE(BN, s, a);
   for (int c = 0; c < BN; ++c) a[c] = j0 + c < S ? foo_masked_score(a[c], i, j0 + c, mask_row, mask_s) : -INFINITY;
   return FOO_VLOAD(BN, a);
+#endif
 }
 
 #ifdef DROPOUT
@@ -100,12 +118,22 @@ typedef struct {
 } foo_draws;
 
 // What dropout multiplies the elements of row `row`, keys j0 .. j0 + BN - 1, by: keep_scale, or 0 for
-// a dropped one (and for keys from S on, which draw nothing).
+// a dropped one (and for keys from S on, which draw nothing). A tile of keys inside S whose draws
+// lie in one tile of 32 compares them as one vector.
 inline tile_t foo_drop_tile(ulong seed, ulong offset, ulong row, ulong j0, ulong S, float p1m, ct keep_scale,
                             foo_draws* d) {
+  const ulong e0 = row * S + j0;
+  if (j0 + BN <= S && e0 % 32 + BN <= 32) {
+    if (e0 / 32 != d->t) {
+      foo_dropout_draws(seed, offset, e0 / 32, d->u);
+      d->t = e0 / 32;
+    }
+    const FOO_CAT(float, BN) u = FOO_VLOAD(BN, d->u + e0 % 32);
+    return select((tile_t)0, (tile_t)keep_scale, FOO_CAT(convert_, FOO_LANES_T)(u < p1m));
+  }
   ct f[BN];
   for (int c = 0; c < BN; ++c) {
-    const ulong e = row * S + j0 + c, t = e / 32;
+    const ulong e = e0 + c, t = e / 32;
     if (j0 + c >= S) {
       f[c] = 0;
       continue;
