@@ -13,6 +13,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "blas/gemm_shape.h"
 
@@ -112,6 +115,16 @@ std::vector<tune::Candidate> gemm_candidates(const runtime::DeviceInfo& info, bo
     out.insert(info.cpu_class ? out.end() : out.begin() + 1, "clblast");
   }
   return out;
+}
+
+// gemm_candidates of a device, built at its first product: launch_gemm asks for them at every one.
+const std::vector<tune::Candidate>& device_gemm_candidates(c10::DeviceIndex device, bool nn) {
+  static std::mutex mutex;
+  static std::map<std::pair<c10::DeviceIndex, bool>, std::vector<tune::Candidate>> lists;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto [list, added] = lists.try_emplace({device, nn});
+  if (added) list->second = gemm_candidates(runtime::device_info(device), nn);
+  return list->second;
 }
 
 // Loop iterations a work-item of `candidate` runs per unit of K (what a device's loop limit bounds).
@@ -249,6 +262,7 @@ void run(const Gemm& g, const tune::Candidate& candidate) {
   const int64_t limit = runtime::device_info(g.c.device().index()).loop_iteration_limit;
   const int64_t chunk =
       limit > 0 ? std::max<int64_t>(1, limit / iterations_per_k(candidate) - 16) : std::max<int64_t>(K, 1);
+  if (chunk >= K) return launch_candidate(g, candidate);  // one launch, on the operands as they are
   for (int64_t k0 = 0; k0 < std::max<int64_t>(K, 1); k0 += chunk) {
     const int64_t k = std::min(chunk, K - k0);
     const bool first = k0 == 0;
@@ -294,7 +308,7 @@ void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b
   const Gemm gemm{result, A, B, use_d ? widen(d) : at::Tensor(), alpha, beta, compute};
 
   const c10::DeviceIndex device = out.device().index();
-  const std::vector<tune::Candidate> candidates = gemm_candidates(runtime::device_info(device), nn);
+  const std::vector<tune::Candidate>& candidates = device_gemm_candidates(device, nn);
   const std::string shape_class = std::string(compute == c10::kDouble ? "double" : "float") + (nn ? " nn " : " nt ") +
                                   tune::bucket("M", M, 16, kTimedSide) + " " + tune::bucket("N", N, 16, kTimedSide) +
                                   " " + tune::bucket("K", K, 16, 8192);

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -240,10 +241,14 @@ Candidate choose(c10::DeviceIndex device, const std::string& family, const std::
 }
 
 int param(const Candidate& candidate, const char* name, int fallback) {
-  std::istringstream words(candidate);
-  const std::string prefix = std::string(name) + "=";
-  for (std::string word; words >> word;) {
-    if (word.compare(0, prefix.size(), prefix) == 0) return std::stoi(word.substr(prefix.size()));
+  // NOTE: read at every launch of a tuned kernel, so without a stream or copies.
+  const size_t length = std::strlen(name);
+  for (size_t word = 0; word < candidate.size();) {
+    const size_t end = std::min(candidate.find(' ', word), candidate.size());
+    if (end - word > length && candidate.compare(word, length, name) == 0 && candidate[word + length] == '=') {
+      return static_cast<int>(std::strtol(candidate.c_str() + word + length + 1, nullptr, 10));
+    }
+    word = end + 1;
   }
   return fallback;
 }
