@@ -117,6 +117,15 @@ typedef struct {
   float u[32];
 } foo_draws;
 
+// The 32 draws of Philox tile t (foo_dropout_draws), kept for the row's next key tile.
+inline const float* foo_tile_draws(ulong seed, ulong offset, ulong t, foo_draws* d) {
+  if (t != d->t) {
+    foo_dropout_draws(seed, offset, t, d->u);
+    d->t = t;
+  }
+  return d->u;
+}
+
 // What dropout multiplies the elements of row `row`, keys j0 .. j0 + BN - 1, by: keep_scale, or 0 for
 // a dropped one (and for keys from S on, which draw nothing). A tile of keys inside S whose draws
 // lie in one tile of 32 compares them as one vector.
@@ -124,25 +133,13 @@ inline tile_t foo_drop_tile(ulong seed, ulong offset, ulong row, ulong j0, ulong
                             foo_draws* d) {
   const ulong e0 = row * S + j0;
   if (j0 + BN <= S && e0 % 32 + BN <= 32) {
-    if (e0 / 32 != d->t) {
-      foo_dropout_draws(seed, offset, e0 / 32, d->u);
-      d->t = e0 / 32;
-    }
-    const FOO_CAT(float, BN) u = FOO_VLOAD(BN, d->u + e0 % 32);
+    const FOO_CAT(float, BN) u = FOO_VLOAD(BN, foo_tile_draws(seed, offset, e0 / 32, d) + e0 % 32);
     return select((tile_t)0, (tile_t)keep_scale, FOO_CAT(convert_, FOO_LANES_T)(u < p1m));
   }
   ct f[BN];
   for (int c = 0; c < BN; ++c) {
-    const ulong e = e0 + c, t = e / 32;
-    if (j0 + c >= S) {
-      f[c] = 0;
-      continue;
-    }
-    if (t != d->t) {
-      foo_dropout_draws(seed, offset, t, d->u);
-      d->t = t;
-    }
-    f[c] = d->u[e % 32] < p1m ? keep_scale : 0;
+    const ulong e = e0 + c;
+    f[c] = j0 + c < S && foo_tile_draws(seed, offset, e / 32, d)[e % 32] < p1m ? keep_scale : 0;
   }
   return FOO_VLOAD(BN, f);
 }
