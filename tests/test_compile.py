@@ -639,11 +639,36 @@ def pool_backward(x: Tensor) -> Tensor:
     return torch.ops.aten.max_pool2d_with_indices_backward(out * 2, x, [2, 2], [2, 2], [0, 0], [1, 1], False, indices)
 
 
-def test_pooling_backward_runs_foos_kernel():
-    """Not PyTorch's scatter_add decomposition (an atomic add per element in generated code) nor Inductor's
-    window gather (inlined into every consumer): foo's own max_pool2d_with_indices_backward."""
+def test_pooling_with_indices_runs_foos_kernels():
+    """Max pooling whose indices the graph reads, and its backward, run foo's own kernels: not Inductor's
+    argmax (a chain of 64-bit selects per tap) with its offsets-to-indices kernel, nor PyTorch's scatter_add
+    decomposition (an atomic add per element in generated code) or Inductor's window gather (inlined into
+    every consumer). A pooling whose indices go unread is generated, fused with the ReLU before it."""
     _, code = run_and_get_code(torch.compile(pool_backward), normal(2, 3, 8, 8).to(FOO))
-    assert "aten.max_pool2d_with_indices_backward" in "".join(code) and "ATOMIC_ADD" not in "".join(code)
+    code = "".join(code)
+    assert "aten.max_pool2d_with_indices.default(" in code and "aten.max_pool2d_with_indices_backward" in code
+    assert "ATOMIC_ADD" not in code
+    torch._dynamo.reset()
+    _, (code,) = run_and_get_code(torch.compile(lambda x: F.max_pool2d(F.relu(x), 2)), normal(2, 3, 8, 8).to(FOO))
+    assert "aten.max_pool2d_with_indices.default(" not in code and code.count("__kernel void") == 1
+
+
+def test_training_pooling_matches_eager():
+    """Compiled forward and backward of a scaled ReLU and max pooling (foo's kernels, the indices read by the
+    backward), against eager foo and the eager CPU."""
+    x, weight = normal(4, 5, 12, 10, seed=41), normal(5, 1, 1, seed=42)
+
+    def fn(x, weight):
+        return (F.max_pool2d(F.relu(x * weight), 2, ceil_mode=True) * 3).sum()
+
+    def input_grad(f, device):
+        leaf = x.detach().to(device).requires_grad_()
+        f(leaf, weight.to(device)).backward()
+        return leaf.grad.cpu()
+
+    expected = input_grad(fn, "cpu")
+    torch.testing.assert_close(input_grad(fn, FOO), expected)
+    torch.testing.assert_close(input_grad(torch.compile(fn), FOO), expected)
 
 
 def test_an_index_in_masked_lanes_is_not_reported():
