@@ -276,8 +276,9 @@ PYBIND11_MODULE(_C, m) {
   m.def("_column_candidates", [](int index, int64_t columns, bool vector_safe) {
     return launch::column_candidates(static_cast<c10::DeviceIndex>(index), columns, vector_safe);
   });
-  m.def("_im2col_candidates",
-        [](int index) { return launch::im2col_candidates(static_cast<c10::DeviceIndex>(index)); });
+  m.def("_im2col_candidates", [](int index, bool same) {
+    return launch::im2col_candidates(static_cast<c10::DeviceIndex>(index), same);
+  });
   m.def("_gemm_candidates", [](int index, bool nn) {
     return launch::gemm_candidate_list(runtime::device_info(static_cast<c10::DeviceIndex>(index)), nn);
   });

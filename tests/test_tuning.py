@@ -114,27 +114,33 @@ def test_every_column_candidate_matches_cpu(op):
 
 
 # Windows for im2col's candidates: unit stride with padding on both sides (vector runs and their
-# scalar edges), strides and dilations (scalar paths), 3-d volumes, and a 64-bit dtype.
+# scalar edges; whole planes where the output keeps the plane's size, windows wider than the plane
+# among them), strides and dilations (scalar paths), 3-d volumes, and a 64-bit dtype.
 IM2COL_CASES = {
-    "same_3x3": ((4, 3, 19, 37), {"padding": 1}),
-    "wide_row": ((2, 2, 5, 70), {"padding": (0, 3)}),
-    "strided_dilated": ((2, 3, 17, 23), {"stride": 2, "padding": 2, "dilation": 2}),
-    "3d": ((2, 2, 6, 7, 21), {"padding": 1}),
-    "float64": ((2, 3, 9, 33), {"padding": 1}),
+    "same_3x3": ((4, 3, 19, 37), 3, {"padding": 1}),
+    "same_5x5_wider_than_the_plane": ((2, 3, 3, 4), 5, {"padding": 2}),
+    "same_one_row": ((3, 2, 1, 40), (1, 7), {"padding": (0, 3)}),
+    "wide_row": ((2, 2, 5, 70), 3, {"padding": (0, 3)}),
+    "strided_dilated": ((2, 3, 17, 23), 3, {"stride": 2, "padding": 2, "dilation": 2}),
+    "3d": ((2, 2, 6, 7, 21), 3, {"padding": 1}),
+    "float64": ((2, 3, 9, 33), 3, {"padding": 1}),
 }
 
 
 @pytest.mark.parametrize("case", IM2COL_CASES, ids=str)
 def test_every_im2col_candidate_matches_cpu(case):
-    shape, kwargs = IM2COL_CASES[case]
+    shape, window, kwargs = IM2COL_CASES[case]
     torch.manual_seed(0)
     dtype = torch.float64 if case == "float64" else torch.float32
     x = torch.randn(shape, dtype=dtype)
     conv = torch.nn.functional.conv3d if x.dim() == 5 else torch.nn.functional.conv2d
-    w = torch.randn((4, shape[1]) + (3,) * (x.dim() - 2), dtype=dtype)
+    window = window if isinstance(window, tuple) else (window,) * (x.dim() - 2)
+    w = torch.randn((4, shape[1], *window), dtype=dtype)
     expected = conv(x, w, **kwargs)
     failures = []
-    for candidate in pinned("im2col", foo_cl._C._im2col_candidates(0)):
+    # (A pinned "planes" candidate takes the rows path where the window changes the plane's size.)
+    candidates = dict.fromkeys([*foo_cl._C._im2col_candidates(0, True), *foo_cl._C._im2col_candidates(0, False)])
+    for candidate in pinned("im2col", candidates):
         got = conv(x.foo(), w.foo(), **kwargs).cpu()
         if not torch.allclose(got, expected, rtol=1e-4, atol=1e-4):
             failures.append(f"{candidate}: {(got - expected).abs().max():.3g} off")

@@ -51,9 +51,11 @@ int64_t conv_out_size(int64_t size, int64_t k, int64_t stride, int64_t pad, int6
   return (size + 2 * pad - dilation * (k - 1) - 1) / stride + 1;
 }
 
-std::vector<std::string> im2col_candidates(c10::DeviceIndex device) {
+std::vector<std::string> im2col_candidates(c10::DeviceIndex device, bool same) {
   if (!runtime::device_info(device).cpu_class) return {"elements", "rows"};
-  return {"rows VEC=8", "rows VEC=16", "rows VEC=4", "rows"};
+  std::vector<std::string> rows = {"rows VEC=8", "rows VEC=16", "rows VEC=4", "rows"};
+  if (same) rows.insert(rows.begin(), {"planes VEC=16", "planes VEC=8"});
+  return rows;
 }
 
 void launch_im2col(const at::Tensor& volumes, const at::Tensor& cols, const ConvWindow& window) {
@@ -63,24 +65,29 @@ void launch_im2col(const at::Tensor& volumes, const at::Tensor& cols, const Conv
   const c10::DeviceIndex device = volumes.device().index();
   const foo_conv_shape shape = conv_shape(volumes, window);
   const int64_t rows = cols.numel() / shape.out_w;  // column-matrix row segments
+  // A 2-d window whose output positions are the plane's own (im2col_planes).
+  const bool same = shape.depth == 1 && shape.kd == 1 && shape.out_h == shape.height && shape.out_w == shape.width &&
+                    shape.sh == 1 && shape.sw == 1 && shape.dh == 1 && shape.dw == 1;
   auto launch = [&](const tune::Candidate& candidate, const at::Tensor& out) {
     const bool elements = tune::is_variant(candidate, "elements");
-    const int64_t n = elements ? cols.numel() : rows;
+    const bool planes = same && tune::is_variant(candidate, "planes");  // (a pinned one may not apply)
+    const int64_t n = elements ? cols.numel() : planes ? rows / shape.out_h : rows;
     std::string options = std::string("-DDT=") + bits_dtype_name(volumes.scalar_type()) + " " + index_option(n);
     if (const int vec = tune::param(candidate, "VEC")) options += " -DVEC=" + std::to_string(vec);
-    KernelCall(device, "conv/im2col", elements ? "im2col_elements" : "im2col_contig", options)
+    KernelCall(device, "conv/im2col", elements ? "im2col_elements" : planes ? "im2col_planes" : "im2col_contig", options)
         .buffer(volumes.const_data_ptr())
         .buffer(out.data_ptr())
         .value(shape)
         .count(n)
         .launch(n);
   };
-  // Classes: the element size, the row segment's length and whether its inputs are contiguous,
-  // and the size of the column matrices.
-  const std::string shape_class =
-      std::to_string(cols.element_size()) + "-byte " + tune::bucket("out_w", shape.out_w, 4, 1024) +
-      (window.sw == 1 ? " unit" : " strided") + " " + tune::bucket("n", cols.numel(), 1 << 16, 1 << 26);
-  const tune::Candidate candidate = tune::choose(device, "im2col", shape_class, im2col_candidates(device),
+  // Classes: the element size, the row segment's length and whether its inputs are contiguous
+  // (and the window keeps the plane's size), and the size of the column matrices.
+  const std::string shape_class = std::to_string(cols.element_size()) + "-byte " +
+                                  tune::bucket("out_w", shape.out_w, 4, 1024) +
+                                  (same ? " same" : window.sw == 1 ? " unit" : " strided") + " " +
+                                  tune::bucket("n", cols.numel(), 1 << 16, 1 << 26);
+  const tune::Candidate candidate = tune::choose(device, "im2col", shape_class, im2col_candidates(device, same),
                                                  cols.numel() >= kTunedMinIm2colElements, [&](const auto& c) {
                                                    const at::Tensor out = at::empty_like(cols);
                                                    launch(c, out);

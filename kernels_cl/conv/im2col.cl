@@ -1,9 +1,11 @@
 // conv/im2col: writes the column matrices of a batch of volumes (conv/conv_shape.h). Only moves
-// values, so DT is the unsigned-size dtype of the element size. Two kernels, the tuner's variants:
+// values, so DT is the unsigned-size dtype of the element size. Three kernels, the tuner's variants:
 // im2col_contig, where a work-item writes column-matrix row segments (one (volume, channel, tap,
 // output depth, output row) each, over every output column), VEC at a time where a segment's
-// inputs are contiguous and inside the row; and im2col_elements, a work-item per element, so that
-// neighbouring work-items write neighbouring elements (GPUs). Build options: DT, INDEX_T, VEC.
+// inputs are contiguous and inside the row; im2col_planes, for 2-d windows whose output has the
+// plane's own size, where a work-item writes a (volume, channel, tap)'s whole block as one run
+// of copies (CPUs); and im2col_elements, a work-item per element, so that neighbouring work-items
+// write neighbouring elements (GPUs). Build options: DT, INDEX_T, VEC.
 #define NOPERANDS 1
 #include "common.clh"
 #include "conv/conv_shape.h"
@@ -71,6 +73,40 @@ __kernel void im2col_contig(__global const char* image, ulong image_offset, __gl
 #endif
     for (; x < x_hi; ++x) dst[x] = src[w0 + x * sw];
     for (; x < out_w; ++x) dst[x] = (st)0;
+  }
+}
+
+// A 2-d window of unit stride and dilation whose output positions are the plane's own (padding
+// (k - 1) / 2 each side): tap (i, j)'s block of a plane is the plane shifted by (i - ph) rows and
+// (j - pw) columns, one contiguous run of copies with zeros where the shift leaves the plane,
+// after which the columns the shift carried over from the neighbouring row are set to zero. The
+// small CNN's column rows are 16-32 elements, whose edges im2col_contig copied one at a time.
+__kernel void im2col_planes(__global const char* image, ulong image_offset, __global char* cols, ulong cols_offset,
+                            foo_conv_shape s, INDEX_T blocks) {
+  __global const st* in = FOO_PTR(const st, image, image_offset);
+  __global st* out = FOO_PTR(st, cols, cols_offset);
+  const int width = (int)s.width, height = (int)s.height, kw = (int)s.kw, taps = (int)(s.kh * s.kw);
+  const int size = width * height;
+  FOO_GRID_LOOP(b, blocks) {
+    const int tap = (int)(b % taps);
+    const int di = tap / kw - (int)s.ph, dj = tap % kw - (int)s.pw;
+    const int shift = di * width + dj;
+    __global const st* src = in + (ulong)(b / taps) * size + shift;
+    __global st* dst = out + (ulong)b * size;
+    // Output elements [lo, hi) read inside the plane.
+    const int lo = clamp(-shift, 0, size), hi = clamp(size - shift, lo, size);
+    int e = 0;
+    for (; e < lo; ++e) dst[e] = (st)0;
+#ifdef VEC
+    for (; e + VEC <= hi; e += VEC) FOO_CAT(vstore, VEC)(FOO_CAT(vload, VEC)(0, src + e), 0, dst + e);
+#endif
+    for (; e < hi; ++e) dst[e] = src[e];
+    for (; e < size; ++e) dst[e] = (st)0;
+    // Columns x whose input column x + dj lies outside the row: [0, -dj) or [width - dj, width).
+    const int x_lo = dj < 0 ? 0 : max(width - dj, 0), x_hi = dj < 0 ? min(-dj, width) : width;
+    for (int row = 0; row < size; row += width) {
+      for (int x = x_lo; x < x_hi; ++x) dst[row + x] = (st)0;
+    }
   }
 }
 
