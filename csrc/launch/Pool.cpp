@@ -106,8 +106,9 @@ void launch_max_pool_backward(const at::Tensor& grad, const at::Tensor& position
   const at::Tensor result = dense_output(grad_input);
   const foo_pool_shape s = pool_shape(grad_input, grad, window);
   const bool disjoint = s.sd >= (s.kd - 1) * s.dd + 1 && s.sh >= (s.kh - 1) * s.dh + 1 && s.sw >= (s.kw - 1) * s.dw + 1;
-  // Disjoint windows: one write per output (a quarter of the work for 2x2 windows) after a fill.
-  const int64_t items = disjoint ? grad.numel() : n;
+  // Disjoint windows: one write per output (a quarter of the work for 2x2 windows) after a fill,
+  // a work-item taking rows of outputs.
+  const int64_t items = disjoint ? grad.numel() / std::max<int64_t>(s.out_w, 1) : n;
   if (disjoint) result.zero_();
   KernelCall(grad.device().index(), "pool/max_pool", disjoint ? "max_pool_backward_scatter" : "max_pool_backward",
              pool_options(result, std::max(n, items)))

@@ -118,16 +118,21 @@ __kernel void max_pool_backward(__global const char* grad_output, ulong grad_out
   }
 }
 
+// Disjoint windows: each output's gradient goes to its index, over rows of outputs (a division per
+// row, not per output: 60 -> 17 us for 16x32x16x16 inputs, pthread-skylake-avx512-AMD EPYC).
 __kernel void max_pool_backward_scatter(__global const char* grad_output, ulong grad_output_offset,
                                         __global const char* indices, ulong indices_offset, __global char* grad_input,
-                                        ulong grad_input_offset, foo_pool_shape s, INDEX_T n) {
+                                        ulong grad_input_offset, foo_pool_shape s, INDEX_T rows) {
   __global const st* gout = FOO_PTR(const st, grad_output, grad_output_offset);
   __global const long* idx = FOO_PTR(const long, indices, indices_offset);
   __global st* gin = FOO_PTR(st, grad_input, grad_input_offset);
-  const ulong volume = s.depth * s.height * s.width;
-  FOO_GRID_LOOP(o, n) {
-    const ulong plane = o / (s.out_d * s.out_h * s.out_w);
-    // NOTE: indices handed to the backward directly could be anything: stay inside the volume.
-    if ((ulong)idx[o] < volume) FOO_STORE(DT, gin, plane * volume + idx[o], FOO_LOAD(DT, gout, o));
+  const ulong volume = s.depth * s.height * s.width, out_w = s.out_w;
+  FOO_GRID_LOOP(row, rows) {
+    __global st* plane = gin + row / (s.out_d * s.out_h) * volume;
+    const ulong first = row * out_w;
+    for (ulong o = first; o < first + out_w; ++o) {
+      // NOTE: indices handed to the backward directly could be anything: stay inside the volume.
+      if ((ulong)idx[o] < volume) FOO_STORE(DT, plane, idx[o], FOO_LOAD(DT, gout, o));
+    }
   }
 }
