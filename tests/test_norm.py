@@ -28,7 +28,7 @@ pytestmark = pytest.mark.usefixtures("no_fallback")
 
 Tensor = torch.Tensor
 
-BATCH_NORM_SHAPES = {"2d": (6, 3), "3d": (4, 3, 5), "4d": (2, 3, 4, 5)}
+BATCH_NORM_SHAPES = {"2d": (6, 3), "3d": (4, 3, 5), "4d": (2, 3, 4, 5), "4d_runs_of_63": (3, 3, 7, 9)}
 
 
 @pytest.mark.parametrize("affine", [True, False], ids=["affine", "no_affine"])

@@ -33,6 +33,15 @@ inline acc8_t foo_weight8_at(__global const acc_t* w, ulong g, ulong i) {
 #endif
 }
 
+// Weights i .. i + 7 of a run of a block (foo_weight_at).
+inline acc8_t foo_weight8_run(__global const acc_t* w, ulong g, ulong i) {
+#if defined(WITH_WEIGHT) && defined(PER_ELEMENT)
+  return vload8(0, w + i);
+#else
+  return (acc8_t)(foo_weight_at(w, g, i));
+#endif
+}
+
 __kernel void group_sums(__global const char* grad, ulong grad_offset, __global const char* input,
                          ulong input_offset, __global const char* mean, ulong mean_offset, __global const char* rstd,
                          ulong rstd_offset, __global const char* weight, ulong weight_offset, __global char* sums,
@@ -91,7 +100,20 @@ __kernel void input_grad(__global const char* grad, ulong grad_offset, __global 
     const acc_t mu = m[at.g], mean_gw = s[2 * at.g] / count, mean_gw_xhat = s[2 * at.g + 1] / count;
 #endif
     const INDEX_T base = at.block * (INDEX_T)inner;
-    for (INDEX_T i = at.i; i < at.i_end; ++i) {
+    INDEX_T i = at.i;
+#if FOO_NORM_VECTORS
+    for (; i + 8 <= at.i_end; i += 8) {
+      const acc8_t gw = vload8(0, dy + base + i) * foo_weight8_run(w, at.g, i);
+#ifdef EVAL
+      const acc8_t v = gw * scale;
+#else
+      const acc8_t xhat = (vload8(0, x + base + i) - mu) * scale;
+      const acc8_t v = scale * (gw - mean_gw - xhat * mean_gw_xhat);
+#endif
+      vstore8(v, 0, dx + base + i);
+    }
+#endif
+    for (; i < at.i_end; ++i) {
       const acc_t gw = (acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, dy, base + i)) * foo_weight_at(w, at.g, i);
 #ifdef EVAL
       const acc_t v = gw * scale;

@@ -23,7 +23,18 @@ __kernel void normalize_blocks(__global const char* input, ulong input_offset, _
     const acc_t mu = m[at.g], scale = r[at.g];
     __global const st* xb = x + at.block * (INDEX_T)inner;
     __global st* ob = out + at.block * (INDEX_T)inner;
-    for (INDEX_T i = at.i; i < at.i_end; ++i) {
+    INDEX_T i = at.i;
+#if FOO_NORM_VECTORS
+    for (; i + 8 <= at.i_end; i += 8) {
+#ifdef PER_ELEMENT
+      const INDEX_T p = i;
+#else
+      const INDEX_T p = at.g;
+#endif
+      vstore8(foo_affine8_at((vload8(0, xb + i) - mu) * scale, w, b, p), 0, ob + i);
+    }
+#endif
+    for (; i < at.i_end; ++i) {
 #ifdef PER_ELEMENT
       const INDEX_T p = i;
 #else
