@@ -985,12 +985,15 @@ class OpenCLKernel(SIMDKernel):
         rounded_from = getattr(value, "rounded_from", None)
         if rounded_from is not None and rounded_from[0] == dtype:
             value = rounded_from[1]  # rounded once, by the store
+        storage = _types(dtype)[1]
         if dtype == torch.float16:
             whole = f"FOO_LANES_STORE_HALF({var}, {base}, FOO_CVT(float, {value}));"
         elif dtype == torch.bfloat16:
-            whole = f"FOO_LANES_STORE({var}, {base}, FOO_FLOAT_TO_BF16(FOO_CVT(float, {value})));"
+            whole = f"FOO_LANES_STORE_NARROW({storage}, {var}, {base}, FOO_FLOAT_TO_BF16(FOO_CVT(float, {value})));"
+        elif dtype.itemsize <= 2:
+            whole = f"FOO_LANES_STORE_NARROW({storage}, {var}, {base}, FOO_CVT({storage}, {value}));"
         else:
-            whole = f"FOO_LANES_STORE({var}, {base}, FOO_CVT({_types(dtype)[1]}, {value}));"
+            whole = f"FOO_LANES_STORE({var}, {base}, FOO_CVT({storage}, {value}));"
         if row:
             return f"if ({self._in_row(row)}) {{ {whole} }} else {{ {by_lane} }}"
         return f"if (foo_tail) {{ {by_lane} }} else {{ {whole} }}" if self._in_loop() else whole
