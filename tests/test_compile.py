@@ -614,6 +614,24 @@ def test_windowed_and_strided_reads(shape):
     check(pool_backward, x)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dtype_id)
+def test_per_channel_math_is_computed_once_for_the_lanes(dtype):
+    """A channel's values (a batch_norm-like scale from one element per channel) are one number in every lane of
+    a block: the generated code computes their arithmetic and rsqrt once (FOO_SPLAT of scalar code), NaN, inf and
+    negative variances included, against eager foo and the CPU."""
+    x = normal(2, 4, 8, 16, dtype=dtype, seed=43)
+    var = torch.tensor([4.0, -1.0, 0.0, float("nan")], dtype=dtype).view(1, 4, 1, 1)
+    shift = normal(1, 4, 1, 1, dtype=dtype, seed=44)
+
+    def fn(x, var, shift):
+        return (x - shift) * torch.rsqrt(var / 3 + 1e-5) * 2 + torch.sqrt(var * 0.5 - shift)
+
+    check(fn, x, var, shift)
+    _, (code,) = run_and_get_code(compiled(fn), x.to(FOO), var.to(FOO), shift.to(FOO))
+    t = "float" if dtype == torch.float32 else "double"
+    assert f"FOO_SPLAT({t}, FOO_NAN_OR(FOO_LANE({t}, " in code and "rsqrt(FOO_LANE(" in code
+
+
 @pytest.mark.parametrize(
     "dtype",
     [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int8, torch.bool],
