@@ -18,6 +18,15 @@ inline int foo_tap_source(int at, int pad, int tap, int dilation, int stride, in
   return p < 0 || p % stride != 0 || p / stride >= out_size ? -1 : p / stride;
 }
 
+// The window's taps (a, i) whose output positions (z, y) read volume row (d, h) of shape s, in tap
+// order: the statement after it runs once per such tap (each inner `for` runs once where the
+// source position exists).
+#define FOO_ROW_TAPS(s, d, h, a, i, z, y)                                                                 \
+  for (int a = 0; a < (int)(s).kd; ++a)                                                                   \
+    for (int z = foo_tap_source(d, (int)(s).pd, a, (int)(s).dd, (int)(s).sd, (int)(s).out_d); z >= 0; z = -1) \
+      for (int i = 0; i < (int)(s).kh; ++i)                                                               \
+        for (int y = foo_tap_source(h, (int)(s).ph, i, (int)(s).dh, (int)(s).sh, (int)(s).out_h); y >= 0; y = -1)
+
 __kernel void col2im_contig(__global const char* cols, ulong cols_offset, __global char* image, ulong image_offset,
                             foo_conv_shape s, INDEX_T rows) {
   __global const st* in = FOO_PTR(const st, cols, cols_offset);
@@ -33,17 +42,11 @@ __kernel void col2im_contig(__global const char* cols, ulong cols_offset, __glob
     __global const st* taps = in + plane * kd * kh * kw * positions;
     for (int w = 0; w < width; ++w) {
       ct sum = 0;
-      for (int a = 0; a < kd; ++a) {
-        const int z = foo_tap_source(d, (int)s.pd, a, (int)s.dd, (int)s.sd, out_d);
-        if (z < 0) continue;
-        for (int i = 0; i < kh; ++i) {
-          const int y = foo_tap_source(h, (int)s.ph, i, (int)s.dh, (int)s.sh, out_h);
-          if (y < 0) continue;
-          for (int j = 0; j < kw; ++j) {
-            const int x = foo_tap_source(w, (int)s.pw, j, (int)s.dw, (int)s.sw, out_w);
-            if (x < 0) continue;
-            sum += FOO_LOAD(DT, taps, ((a * kh + i) * kw + j) * positions + ((ulong)z * out_h + y) * out_w + x);
-          }
+      FOO_ROW_TAPS(s, d, h, a, i, z, y) {
+        for (int j = 0; j < kw; ++j) {
+          const int x = foo_tap_source(w, (int)s.pw, j, (int)s.dw, (int)s.sw, out_w);
+          if (x < 0) continue;
+          sum += FOO_LOAD(DT, taps, ((a * kh + i) * kw + j) * positions + ((ulong)z * out_h + y) * out_w + x);
         }
       }
       FOO_STORE(DT, out, (ulong)r * width + w, sum);
@@ -89,18 +92,12 @@ __kernel void col2im_rows(__global const char* cols, ulong cols_offset, __global
     if (sw == 1) {
       for (int c = 0; c < width; c += 8) {
         ct8 sum = 0;
-        for (int a = 0; a < kd; ++a) {
-          const int z = foo_tap_source(d, (int)s.pd, a, (int)s.dd, (int)s.sd, out_d);
-          if (z < 0) continue;
-          for (int i = 0; i < kh; ++i) {
-            const int y = foo_tap_source(h, (int)s.ph, i, (int)s.dh, (int)s.sh, out_h);
-            if (y < 0) continue;
-            for (int j = 0; j < kw; ++j) {
-              __global const ct* src = taps + ((a * kh + i) * kw + j) * positions + ((ulong)z * out_h + y) * out_w;
-              const int x0 = c + (int)s.pw - j * (int)s.dw;
-              const long first = (long)(src - in) + x0;
-              sum += foo_tap_run8(src, x0, out_w, first >= 0 && first + 8 <= columns);
-            }
+        FOO_ROW_TAPS(s, d, h, a, i, z, y) {
+          for (int j = 0; j < kw; ++j) {
+            __global const ct* src = taps + ((a * kh + i) * kw + j) * positions + ((ulong)z * out_h + y) * out_w;
+            const int x0 = c + (int)s.pw - j * (int)s.dw;
+            const long first = (long)(src - in) + x0;
+            sum += foo_tap_run8(src, x0, out_w, first >= 0 && first + 8 <= columns);
           }
         }
         if (c + 8 <= width) {
@@ -114,19 +111,13 @@ __kernel void col2im_rows(__global const char* cols, ulong cols_offset, __global
       continue;
     }
     for (int w = 0; w < width; ++w) row[w] = 0;
-    for (int a = 0; a < kd; ++a) {
-      const int z = foo_tap_source(d, (int)s.pd, a, (int)s.dd, (int)s.sd, out_d);
-      if (z < 0) continue;
-      for (int i = 0; i < kh; ++i) {
-        const int y = foo_tap_source(h, (int)s.ph, i, (int)s.dh, (int)s.sh, out_h);
-        if (y < 0) continue;
-        for (int j = 0; j < kw; ++j) {
-          // Output column x's tap j reads row column x * sw - shift; the x whose column is inside the row.
-          const int shift = (int)s.pw - j * (int)s.dw;
-          const int lo = shift > 0 ? (shift + sw - 1) / sw : 0, hi = min(out_w, (width - 1 + shift) / sw + 1);
-          __global const ct* src = taps + ((a * kh + i) * kw + j) * positions + ((ulong)z * out_h + y) * out_w;
-          for (int x = lo; x < hi; ++x) row[x * sw - shift] += src[x];
-        }
+    FOO_ROW_TAPS(s, d, h, a, i, z, y) {
+      for (int j = 0; j < kw; ++j) {
+        // Output column x's tap j reads row column x * sw - shift; the x whose column is inside the row.
+        const int shift = (int)s.pw - j * (int)s.dw;
+        const int lo = shift > 0 ? (shift + sw - 1) / sw : 0, hi = min(out_w, (width - 1 + shift) / sw + 1);
+        __global const ct* src = taps + ((a * kh + i) * kw + j) * positions + ((ulong)z * out_h + y) * out_w;
+        for (int x = lo; x < hi; ++x) row[x * sw - shift] += src[x];
       }
     }
   }
