@@ -28,7 +28,14 @@ pytestmark = pytest.mark.usefixtures("no_fallback")
 
 Tensor = torch.Tensor
 
-BATCH_NORM_SHAPES = {"2d": (6, 3), "3d": (4, 3, 5), "4d": (2, 3, 4, 5), "4d_runs_of_63": (3, 3, 7, 9)}
+# (Runs of 63 and 1230 elements a channel: normalize_blocks' and input_grad's eight-element steps and their tails.)
+BATCH_NORM_SHAPES = {
+    "2d": (6, 3),
+    "3d": (4, 3, 5),
+    "4d": (2, 3, 4, 5),
+    "4d_runs_of_63": (3, 3, 7, 9),
+    "4d_long_runs": (2, 3, 30, 41),
+}
 
 
 @pytest.mark.parametrize("affine", [True, False], ids=["affine", "no_affine"])
@@ -49,8 +56,9 @@ def test_batch_norm_matches_cpu(dtype, shape, training, affine):
         inputs = [on(device, t) for t in [x, *params]]
         output, grads = forward_backward(fn, inputs, randn(*x.shape, dtype=dtype, seed=5))
         running[torch.device(device).type] += (output, grads)
-    # running_mean and running_var updated in place like the CPU's (unchanged in eval), output and gradients
-    assert_close_to_cpu(running["foo"], running["cpu"])
+    # running_mean and running_var updated in place like the CPU's (unchanged in eval), output and gradients (the
+    # parameters' gradients sum 2460 terms a channel at the longest runs, in another order than the CPU's)
+    assert_close_to_cpu(running["foo"], running["cpu"], {torch.float32: {"rtol": 1e-5, "atol": 1e-4}})
     if not training:
         assert torch.equal(running["cpu"][0], randn(3, dtype=dtype, seed=3))
 

@@ -123,6 +123,7 @@ IM2COL_CASES = {
     "wide_row": ((2, 2, 5, 70), 3, {"padding": (0, 3)}),
     "strided_dilated": ((2, 3, 17, 23), 3, {"stride": 2, "padding": 2, "dilation": 2}),
     "3d": ((2, 2, 6, 7, 21), 3, {"padding": 1}),
+    "3d_of_depth_1": ((2, 2, 1, 7, 9), (1, 3, 3), {"padding": 1}),
     "float64": ((2, 3, 9, 33), 3, {"padding": 1}),
 }
 

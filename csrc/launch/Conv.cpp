@@ -66,15 +66,17 @@ void launch_im2col(const at::Tensor& volumes, const at::Tensor& cols, const Conv
   const foo_conv_shape shape = conv_shape(volumes, window);
   const int64_t rows = cols.numel() / shape.out_w;  // column-matrix row segments
   // A 2-d window whose output positions are the plane's own (im2col_planes).
-  const bool same = shape.depth == 1 && shape.kd == 1 && shape.out_h == shape.height && shape.out_w == shape.width &&
-                    shape.sh == 1 && shape.sw == 1 && shape.dh == 1 && shape.dw == 1;
+  const bool same = shape.depth == 1 && shape.kd == 1 && shape.pd == 0 && shape.out_d == 1 &&
+                    shape.out_h == shape.height && shape.out_w == shape.width && shape.sh == 1 && shape.sw == 1 &&
+                    shape.dh == 1 && shape.dw == 1;
   auto launch = [&](const tune::Candidate& candidate, const at::Tensor& out) {
     const bool elements = tune::is_variant(candidate, "elements");
     const bool planes = same && tune::is_variant(candidate, "planes");  // (a pinned one may not apply)
     const int64_t n = elements ? cols.numel() : planes ? rows / shape.out_h : rows;
     std::string options = std::string("-DDT=") + bits_dtype_name(volumes.scalar_type()) + " " + index_option(n);
     if (const int vec = tune::param(candidate, "VEC")) options += " -DVEC=" + std::to_string(vec);
-    KernelCall(device, "conv/im2col", elements ? "im2col_elements" : planes ? "im2col_planes" : "im2col_contig", options)
+    const char* kernel = elements ? "im2col_elements" : planes ? "im2col_planes" : "im2col_contig";
+    KernelCall(device, "conv/im2col", kernel, options)
         .buffer(volumes.const_data_ptr())
         .buffer(out.data_ptr())
         .value(shape)

@@ -24,10 +24,11 @@ struct ConvWindow {
 int64_t conv_out_size(int64_t size, int64_t k, int64_t stride, int64_t pad, int64_t dilation);
 
 void launch_im2col(const at::Tensor& volumes, const at::Tensor& cols, const ConvWindow& window);
-// im2col's tuning candidates on a device, the default first: "rows VEC=8" (a work-item per
-// column-matrix row segment, unit-stride segments VEC at a time; bare "rows": one at a time),
-// "planes VEC=16" (a work-item per tap's block of a plane, for `same`: 2-d windows of unit stride
-// and dilation whose output has the plane's size) or "elements" (a work-item per element).
+// im2col's tuning candidates on a device, the default first: on CPU devices "planes VEC=16" where
+// `same` (a work-item per tap's block of a plane: 2-d windows of unit stride and dilation whose
+// output has the plane's size), else "rows VEC=8" (a work-item per column-matrix row segment,
+// unit-stride segments VEC at a time; bare "rows": one at a time); elsewhere "elements" (a
+// work-item per element).
 std::vector<std::string> im2col_candidates(c10::DeviceIndex device, bool same);
 void launch_col2im(const at::Tensor& cols, const at::Tensor& volumes, const ConvWindow& window);
 

@@ -107,17 +107,16 @@ void launch_max_pool_backward(const at::Tensor& grad, const at::Tensor& position
   const foo_pool_shape s = pool_shape(grad_input, grad, window);
   const bool disjoint = s.sd >= (s.kd - 1) * s.dd + 1 && s.sh >= (s.kh - 1) * s.dh + 1 && s.sw >= (s.kw - 1) * s.dw + 1;
   // Disjoint windows: one write per output (a quarter of the work for 2x2 windows) after a fill,
-  // a work-item taking rows of outputs.
-  const int64_t items = disjoint ? grad.numel() / std::max<int64_t>(s.out_w, 1) : n;
+  // `run` consecutive outputs a work-item (a row of them on CPU devices); otherwise a work-item per
+  // input element gathers from the windows holding it.
+  const int64_t run = runtime::device_info(grad.device().index()).cpu_class ? std::max<int64_t>(s.out_w, 1) : 1;
+  const int64_t items = disjoint ? grad.numel() / run : n;
   if (disjoint) result.zero_();
-  KernelCall(grad.device().index(), "pool/max_pool", disjoint ? "max_pool_backward_scatter" : "max_pool_backward",
-             pool_options(result, std::max(n, items)))
-      .buffer(grad.const_data_ptr())
-      .buffer(positions.const_data_ptr())
-      .buffer(result.data_ptr())
-      .value(s)
-      .count(items)
-      .launch(items);
+  KernelCall call(grad.device().index(), "pool/max_pool", disjoint ? "max_pool_backward_scatter" : "max_pool_backward",
+                  pool_options(result, n));
+  call.buffer(grad.const_data_ptr()).buffer(positions.const_data_ptr()).buffer(result.data_ptr()).value(s);
+  if (disjoint) call.value(static_cast<uint64_t>(run));
+  call.count(items).launch(items);
   copy_back(result, grad_input);
 }
 

@@ -147,11 +147,12 @@ bool agrees(const at::Tensor& output, const at::Tensor& reference) {
 }
 
 // Times the candidates in rounds: the first runs each one untimed (which builds its program),
-// checks its result against the first's and times it once; the second times every candidate again
-// and later ones those within twice the best, in turn, so that a burst of load on the machine falls
-// on all of them rather than on one. NOTE: a single timing is not enough to drop a candidate: the
-// first one timed in a process often takes several times its later time (im2col's first candidate:
-// 667 and 1633 us against 53-64 us in later calls, pthread-skylake-avx512-AMD EPYC). Each keeps its best time, over up to kTimedRuns rounds while the budget lasts. The
+// checks its result against the first's and times it once; the second times every candidate again,
+// budget or not, and later ones those within twice the best while the budget lasts, in turn, so that
+// a burst of load on the machine falls on all of them rather than on one. Each keeps its best time,
+// over up to kTimedRuns rounds. NOTE: a single timing is not enough to drop a candidate: the first
+// one timed in a process often takes several times its later time (im2col's first candidate: 667
+// and 1633 us against 53-64 us in later calls, pthread-skylake-avx512-AMD EPYC). The
 // untimed runs do not count against the budget (so a class's first use on a cold kernel cache takes
 // the budget plus a build of every candidate, CLBlast's included): with them counted, building the first
 // candidates used it all up and left the class with its default, untimed against the others (a
@@ -197,7 +198,7 @@ Entry tune(c10::DeviceIndex device, const std::string& family, const std::string
   for (int round = 1; round < kTimedRuns && timed.size() > 1; ++round) {
     const double best = std::min_element(timed.begin(), timed.end())->first;
     for (auto& [microseconds, candidate] : timed) {
-      if (Clock::now() >= deadline) break;
+      if (round > 1 && Clock::now() >= deadline) break;
       if (round == 1 || microseconds < 2 * best) {
         microseconds = std::min(microseconds, time_once(device, stream, candidate, run));
       }

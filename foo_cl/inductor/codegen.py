@@ -230,14 +230,14 @@ def _nan_kept(x: CSEVariable | str, call: str) -> str:
     return f"FOO_NAN_KEPT({x}, {call})"
 
 
-def _uniform(*values: Any) -> bool:
+def _lanes_equal(*values: Any) -> bool:
     """Whether each value is one number in every lane: a Python number, or a variable whose lanes are
     known equal (a load of one element, a constant, an op of such values: _uniform_value)."""
     return all(isinstance(v, (int, float)) or getattr(v, "step", None) == 0 for v in values)
 
 
 def _scalar(v: Any, dtype: torch.dtype) -> str:
-    """A uniform value (_uniform) as a scalar C expression of its lanes' type."""
+    """A value of equal lanes (_lanes_equal) as a scalar C expression of its lanes' type."""
     return f"(({lane_type(dtype)}){_literal(v, dtype)})" if isinstance(v, (int, float)) else _lane(v, 0)
 
 
@@ -253,10 +253,10 @@ def _uniform_value(dtype: torch.dtype, scalar: str) -> CSEVariable:
 
 
 def _scalar_float_op(*args: Any) -> torch.dtype | None:
-    """The dtype of an op of `args` that is computed once for the lanes (_uniform_value): uniform
-    floating values of one dtype (no conversions), or None."""
+    """The dtype of an op of `args` that is computed once for the lanes (_uniform_value): floating
+    values of one dtype (no conversions), each of equal lanes (_lanes_equal), or None."""
     dtypes = {_dtype_of(a) for a in args if not isinstance(a, (int, float))}
-    if len(dtypes) != 1 or not _uniform(*args):
+    if len(dtypes) != 1 or not _lanes_equal(*args):
         return None
     (dtype,) = dtypes
     return dtype if dtype in (torch.float32, torch.float64) else None
@@ -1031,12 +1031,11 @@ class OpenCLKernel(SIMDKernel):
         storage = _types(dtype)[1]
         if dtype == torch.float16:
             whole = f"FOO_LANES_STORE_HALF({var}, {base}, FOO_CVT(float, {value}));"
-        elif dtype == torch.bfloat16:
-            whole = f"FOO_LANES_STORE_NARROW({storage}, {var}, {base}, FOO_FLOAT_TO_BF16(FOO_CVT(float, {value})));"
-        elif dtype.itemsize <= 2:
-            whole = f"FOO_LANES_STORE_NARROW({storage}, {var}, {base}, FOO_CVT({storage}, {value}));"
         else:
-            whole = f"FOO_LANES_STORE({var}, {base}, FOO_CVT({storage}, {value}));"
+            bf16 = dtype == torch.bfloat16
+            bits = f"FOO_FLOAT_TO_BF16(FOO_CVT(float, {value}))" if bf16 else f"FOO_CVT({storage}, {value})"
+            store = f"FOO_LANES_STORE_NARROW({storage}, " if dtype.itemsize <= 2 else "FOO_LANES_STORE("
+            whole = f"{store}{var}, {base}, {bits});"
         if row:
             return f"if ({self._in_row(row)}) {{ {whole} }} else {{ {by_lane} }}"
         return f"if (foo_tail) {{ {by_lane} }} else {{ {whole} }}" if self._in_loop() else whole

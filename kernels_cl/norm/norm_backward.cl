@@ -23,20 +23,11 @@ inline acc_t foo_weight_at(__global const acc_t* w, ulong g, ulong i) {
 #endif
 }
 
-// Weights i, i + LOCAL_SIZE, ..., i + 7 * LOCAL_SIZE (foo_weight_at).
-inline acc8_t foo_weight8_at(__global const acc_t* w, ulong g, ulong i) {
+// Weights i, i + stride, ..., i + 7 * stride (foo_weight_at).
+inline acc8_t foo_weight8_at(__global const acc_t* w, ulong g, ulong i, ulong stride) {
 #if defined(WITH_WEIGHT) && defined(PER_ELEMENT)
-  return (acc8_t)(w[i], w[i + LOCAL_SIZE], w[i + 2 * LOCAL_SIZE], w[i + 3 * LOCAL_SIZE], w[i + 4 * LOCAL_SIZE],
-                  w[i + 5 * LOCAL_SIZE], w[i + 6 * LOCAL_SIZE], w[i + 7 * LOCAL_SIZE]);
-#else
-  return (acc8_t)(foo_weight_at(w, g, i));
-#endif
-}
-
-// Weights i .. i + 7 of a run of a block (foo_weight_at).
-inline acc8_t foo_weight8_run(__global const acc_t* w, ulong g, ulong i) {
-#if defined(WITH_WEIGHT) && defined(PER_ELEMENT)
-  return vload8(0, w + i);
+  return (acc8_t)(w[i], w[i + stride], w[i + 2 * stride], w[i + 3 * stride], w[i + 4 * stride], w[i + 5 * stride],
+                  w[i + 6 * stride], w[i + 7 * stride]);
 #else
   return (acc8_t)(foo_weight_at(w, g, i));
 #endif
@@ -62,7 +53,7 @@ __kernel void group_sums(__global const char* grad, ulong grad_offset, __global 
       __global const st* x_block = x + (j * groups + g) * inner;
       ulong i = lid;
       for (; i + 7 * LOCAL_SIZE < inner; i += 8 * LOCAL_SIZE) {
-        const acc8_t gw = FOO_LOAD8(dy_block, i) * foo_weight8_at(w, g, i);
+        const acc8_t gw = FOO_LOAD8(dy_block, i) * foo_weight8_at(w, g, i, LOCAL_SIZE);
         foo_sum_add8(&sum_gw, gw);
         foo_sum_add8(&sum_gw_xhat, gw * (FOO_LOAD8(x_block, i) - mu) * scale);
       }
@@ -103,7 +94,7 @@ __kernel void input_grad(__global const char* grad, ulong grad_offset, __global 
     INDEX_T i = at.i;
 #if FOO_NORM_VECTORS
     for (; i + 8 <= at.i_end; i += 8) {
-      const acc8_t gw = vload8(0, dy + base + i) * foo_weight8_run(w, at.g, i);
+      const acc8_t gw = vload8(0, dy + base + i) * foo_weight8_at(w, at.g, i, 1);
 #ifdef EVAL
       const acc8_t v = gw * scale;
 #else

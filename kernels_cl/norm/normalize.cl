@@ -31,7 +31,7 @@ __kernel void normalize_blocks(__global const char* input, ulong input_offset, _
 #else
       const INDEX_T p = at.g;
 #endif
-      vstore8(foo_affine8_at((vload8(0, xb + i) - mu) * scale, w, b, p), 0, ob + i);
+      vstore8(foo_affine8((vload8(0, xb + i) - mu) * scale, w, b, p), 0, ob + i);
     }
 #endif
     for (; i < at.i_end; ++i) {
