@@ -13,11 +13,7 @@ typedef FOO_STORAGE(DT) st;
 
 inline acc_t foo_weight_at(__global const acc_t* w, ulong g, ulong i) {
 #ifdef WITH_WEIGHT
-#ifdef PER_ELEMENT
-  return w[i];
-#else
-  return w[g];
-#endif
+  return w[FOO_PARAM(g, i)];
 #else
   return 1;
 #endif

@@ -26,21 +26,12 @@ __kernel void normalize_blocks(__global const char* input, ulong input_offset, _
     INDEX_T i = at.i;
 #if FOO_NORM_VECTORS
     for (; i + 8 <= at.i_end; i += 8) {
-#ifdef PER_ELEMENT
-      const INDEX_T p = i;
-#else
-      const INDEX_T p = at.g;
-#endif
-      vstore8(foo_affine8((vload8(0, xb + i) - mu) * scale, w, b, p), 0, ob + i);
+      vstore8(foo_affine8((vload8(0, xb + i) - mu) * scale, w, b, FOO_PARAM(at.g, i)), 0, ob + i);
     }
 #endif
     for (; i < at.i_end; ++i) {
-#ifdef PER_ELEMENT
-      const INDEX_T p = i;
-#else
-      const INDEX_T p = at.g;
-#endif
-      FOO_STORE(DT, ob, i, foo_affine(((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, xb, i)) - mu) * scale, w, b, p));
+      const acc_t v = ((acc_t)FOO_CONVERT(DT, FOO_LOAD(DT, xb, i)) - mu) * scale;
+      FOO_STORE(DT, ob, i, foo_affine(v, w, b, FOO_PARAM(at.g, i)));
     }
   }
 }
