@@ -45,10 +45,19 @@ def test_every_gemm_candidate_matches_cpu(nn, dtype):
         for batch, m, k, n in SHAPES:
             a, d = torch.randn(batch, m, k, dtype=dtype), torch.randn(batch, m, n, dtype=dtype)
             b = torch.randn(batch, k, n, dtype=dtype) if nn else torch.randn(batch, n, k, dtype=dtype).mT
-            got = torch.baddbmm(d.foo(), a.foo(), b.foo(), beta=0.5, alpha=2).cpu()
-            expected = torch.baddbmm(d, a, b, beta=0.5, alpha=2)
-            if not torch.allclose(got, expected, rtol=1e-4, atol=1e-3):
-                failures.append(f"{candidate} at {(batch, m, k, n)}: {(got - expected).abs().max():.3g} off")
+            # D as given, D one value per row (a convolution's bias: stride 0 along N), and C written
+            # through a transposed view (element stores).
+            bias = d[:, :, :1].expand(batch, m, n)
+            products = {
+                "baddbmm": lambda a, b, d, bias: torch.baddbmm(d, a, b, beta=0.5, alpha=2),
+                "row bias": lambda a, b, d, bias: torch.baddbmm(bias, a, b),
+                "transposed out": lambda a, b, d, bias: torch.bmm(a, b, out=torch.empty_like(d.mT).mT),
+            }
+            for name, product in products.items():
+                got = product(a.foo(), b.foo(), d.foo(), bias.foo()).cpu()
+                expected = product(a, b, d, bias)
+                if not torch.allclose(got, expected, rtol=1e-4, atol=1e-3):
+                    failures.append(f"{candidate}, {name} at {(batch, m, k, n)}: {(got - expected).abs().max():.3g} off")
     assert not failures, "\n".join(failures)
 
 

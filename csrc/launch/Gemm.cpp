@@ -209,17 +209,17 @@ void launch_candidate(const Gemm& g, const tune::Candidate& candidate) {
       g.c.mul_(g.beta);
     }
   } else if (packed || tune::is_variant(candidate, "nn")) {
-    const int tm = p("TM"), vw = p("VW"), ln = p("LN");
+    const int tm = p("TM"), vw = p("VW");
     // Groups no taller than M needs: the padding rows would each repeat row M - 1's work.
     const int lm = static_cast<int>(std::min<int64_t>(p("LM"), ceil_div(M, tm)));
-    // Narrow outputs take fewer vectors per work-item, so fewer columns fall to gemm_edge.
+    // Narrow outputs take fewer vectors per work-item, so fewer columns fall to the tail.
     const int nv = static_cast<int>(std::clamp<int64_t>(N / vw, 1, p("NV")));
     // A product no deeper than one block needs no barrier.
     const int kc = p("KC") >= g.a.size(2) ? 0 : p("KC");
-    const std::string options =
-        join({{"-DTM", tm}, {"-DNV", nv}, {"-DVW", vw}, {"-DKC", kc}, {"-DPACKED", packed}}).substr(1);
-    const int64_t tiles = N / (nv * vw);
-    if (tiles > 0) {
+    auto launch_nn = [&](const Gemm& part, int64_t tiles, int vectors, int ln, bool packed_b, bool tail) {
+      const std::string options = join({{"-DTM", tm}, {"-DNV", vectors}, {"-DVW", vw}, {"-DKC", kc},
+                                        {"-DPACKED", packed_b}, {"-DTAIL", tail}})
+                                      .substr(1);
       const size_t global[3] = {static_cast<size_t>(ceil_div(ceil_div(M, tm), lm) * lm),
                                 static_cast<size_t>(ceil_div(tiles, ln) * ln), batch};
       const size_t local[3] = {static_cast<size_t>(lm), static_cast<size_t>(ln), 1};
@@ -228,12 +228,19 @@ void launch_candidate(const Gemm& g, const tune::Candidate& candidate) {
       const int64_t bytes_per_group = lm * tm * std::max<int64_t>(g.a.size(2), 1) * g.a.element_size();
       const int64_t cache = static_cast<int64_t>(runtime::device_info(g.c.device().index()).global_mem_cache_size);
       const int64_t band = std::clamp<int64_t>(cache / 8 / bytes_per_group, 1, groups_m);
+      launch_kernel(part, "gemm_nn", options, global, local, {tiles, band});
+    };
+    const int64_t tiles = N / (nv * vw), covered = tiles * nv * vw;
+    if (tiles > 0) {
       const Gemm panels{g.c, g.a, packed ? pack_panels(g.b, tiles, nv * vw) : g.b, g.d, g.alpha, g.beta, g.compute};
-      launch_kernel(panels, "gemm_nn", options, global, local, {tiles, band});
+      launch_nn(panels, tiles, nv, p("LN"), packed, false);
     }
-    if (tiles * nv * vw < N) {
-      const size_t global[3] = {static_cast<size_t>(M), static_cast<size_t>(N - tiles * nv * vw), batch};
-      launch_kernel(g, "gemm_edge", options, global, nullptr, {tiles * nv * vw});
+    // The columns past the last whole tile: one tile of as many vectors as they need, on B itself.
+    if (covered < N) {
+      const int64_t width = N - covered;
+      auto columns = [&](const at::Tensor& t) { return t.defined() ? t.narrow(2, covered, width) : t; };
+      const Gemm tail{columns(g.c), g.a, columns(g.b), columns(g.d), g.alpha, g.beta, g.compute};
+      launch_nn(tail, 1, static_cast<int>(ceil_div(width, vw)), 1, false, true);
     }
   } else if (tune::is_variant(candidate, "nt")) {
     const int tm = p("TM"), tn = N < p("TN") ? 1 : p("TN"), lm = p("LM"), ln = p("LN");

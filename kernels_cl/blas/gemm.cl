@@ -1,7 +1,6 @@
 // blas/gemm: C = alpha * A @ B + beta * D for a batch of strided matrices (strides in elements, so
 // transposes and broadcast batches need no copies); beta == 0 ignores D (even its NaNs). Three tiled
-// kernels, whose parameters the tuner (csrc/tune/) picks per device and shape class, and an
-// element-wise one for the columns past the vector kernels' last whole tile.
+// kernels, whose parameters the tuner (csrc/tune/) picks per device and shape class.
 //
 // gemm_nn: B's rows are contiguous. A work-item computes a TM x (NV * VW) tile, broadcasting A's
 //   elements against VW-wide vectors of B; rows past M repeat row M - 1 and are not stored. With KC,
@@ -9,13 +8,14 @@
 //   share each block of A and B while it is in cache (a CPU device runs a group on one core). With
 //   PACKED, B comes packed by the launcher in panels of NV * VW columns, each panel's K rows one
 //   after another: a block of a panel is contiguous, where B's own rows a power of two apart would
-//   all fall in the same few cache sets.
+//   all fall in the same few cache sets. With TAIL, the launcher's second launch for the columns past
+//   the last whole tile (N narrowed to them, one tile of them): B's loads repeat column N - 1 past N,
+//   and those lanes are not stored.
 // gemm_nt: rows of A and columns of B are contiguous along K; a work-item computes TM x TN dot
 //   products on VW-wide vectors along K, in blocks of KC as gemm_nn does.
 // gemm_local: any strides; a group of RM x RN work-items stages KW-deep tiles of A and B in local
 //   memory and each work-item computes WM x WN outputs spaced RM and RN apart (GPU-style).
-// gemm_edge: one output element per work-item, from column n_start on.
-// Build options: COMPUTE (float or double: every matrix is of that dtype); TM, NV, VW, KC, PACKED (gemm_nn);
+// Build options: COMPUTE (float or double: every matrix is of that dtype); TM, NV, VW, KC, PACKED, TAIL (gemm_nn);
 // TM, TN, VW, KC (gemm_nt); RM, RN, WM, WN, KW (gemm_local). A program is built for one kernel's options.
 #include "compute.clh"
 #include "blas/gemm_shape.h"
@@ -34,17 +34,19 @@ inline ct foo_epilogue(ct acc, ct alpha, ct beta, __global const ct* D, long d_i
   __global char *c, ulong c_offset, __global const char *a, ulong a_offset, __global const char *b, \
       ulong b_offset, __global const char *d, ulong d_offset, foo_gemm_shape s, ct alpha, ct beta
 
-__kernel void gemm_edge(FOO_GEMM_PARAMS, long n_start) {
-  const long m = get_global_id(0), n = n_start + get_global_id(1), batch = get_global_id(2);
-  FOO_GEMM_OPERANDS;
-  ct acc = 0;
-  for (long k = 0; k < s.k; ++k) acc += A[m * s.a_m + k * s.a_k] * B[k * s.b_k + n * s.b_n];
-  C[m * s.c_m + n * s.c_n] = foo_epilogue(acc, alpha, beta, D, m * s.d_m + n * s.d_n);
-}
-
 #ifdef NV
 #define VT FOO_CAT(FOO_COMPUTE(COMPUTE), VW)
 #define VLOAD(p) FOO_CAT(vload, VW)(0, p)
+
+#if TAIL
+// Lanes first .. first + VW - 1 of a row of B, those past column n - 1 repeating it.
+inline VT foo_clamped_lanes(__global const ct* row, long first, long n, long stride) {
+  ct lanes[VW];
+#pragma unroll
+  for (int l = 0; l < VW; ++l) lanes[l] = row[min(first + l, n - 1) * stride];
+  return VLOAD(lanes);
+}
+#endif
 
 // The launcher passes the number of whole NV * VW column tiles; work-items past M or past the last
 // tile (the padding of a group) compute a repeat of the last one and store nothing. Work-groups run
@@ -59,11 +61,13 @@ __kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles, long band) {
   const long m0 = ((first + r % rows) * get_local_size(0) + get_local_id(0)) * TM, batch = get_global_id(2);
   const long n0 = min(tile, n_tiles - 1) * NV * VW;
   FOO_GEMM_OPERANDS;
-#if PACKED
+#if TAIL
+#define B_VECTOR(k, j) foo_clamped_lanes(B + (k) * s.b_k, n0 + (j) * VW, s.n, s.b_n)
+#elif PACKED
   __global const ct* b_panel = B + n0 * s.k;  // panel n0 / (NV * VW), K * NV * VW elements each
-#define B_ROW(k) (b_panel + (k) * (NV * VW))
+#define B_VECTOR(k, j) VLOAD(b_panel + (k) * (NV * VW) + (j) * VW)
 #else
-#define B_ROW(k) (B + (k) * s.b_k + n0)
+#define B_VECTOR(k, j) VLOAD(B + (k) * s.b_k + n0 + (j) * VW)
 #endif
   long row[TM];
 #pragma unroll
@@ -80,7 +84,7 @@ __kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles, long band) {
     for (long k = kb; k < k_end; ++k) {
       VT bv[NV];
 #pragma unroll
-      for (int j = 0; j < NV; ++j) bv[j] = VLOAD(B_ROW(k) + j * VW);
+      for (int j = 0; j < NV; ++j) bv[j] = B_VECTOR(k, j);
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
         const ct av = A[row[i] + k * s.a_k];
@@ -101,7 +105,7 @@ __kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles, long band) {
     if (m0 + i >= s.m) break;
 #pragma unroll
     for (int j = 0; j < NV; ++j) {
-      if (vector_store) {
+      if (vector_store && n0 + (j + 1) * VW <= s.n) {
         const long n = n0 + j * VW;
         __global const ct* d_row = D + (m0 + i) * s.d_m;
         const VT v = beta == 0    ? alpha * acc[i][j]
@@ -111,7 +115,7 @@ __kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles, long band) {
         continue;
       }
       const ct* lanes = (const ct*)&acc[i][j];
-      for (int l = 0; l < VW; ++l) {
+      for (int l = 0; l < VW && n0 + j * VW + l < s.n; ++l) {
         const long n = n0 + j * VW + l;
         C[(m0 + i) * s.c_m + n * s.c_n] = foo_epilogue(lanes[l], alpha, beta, D, (m0 + i) * s.d_m + n * s.d_n);
       }
