@@ -2,6 +2,7 @@
 #include "runtime/QueuePool.h"
 
 #include "runtime/Device.h"
+#include "runtime/Event.h"
 
 #include <c10/util/Exception.h>
 
@@ -83,6 +84,13 @@ QueueState& state_of(c10::DeviceIndex device, c10::StreamId id) {
 
 void finish(QueueState& q) {
   const uint64_t submitted = q.submitted.load();
+  bool idle = false;
+  {
+    std::lock_guard<std::mutex> lock(q.mutex);
+    idle = !q.shared && q.finished >= submitted;
+  }
+  // Polled first (wait_for_queue); an idle queue's marker would only wait for the driver's threads.
+  if (!idle) wait_for_queue(q.queue);
   FOO_CL_CHECK(clFinish(q.queue));
   std::lock_guard<std::mutex> lock(q.mutex);
   q.finished = std::max(q.finished, submitted);
