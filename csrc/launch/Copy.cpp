@@ -4,7 +4,6 @@
 
 #include "launch/Launch.h"
 #include "runtime/DeviceErrors.h"
-#include "runtime/Event.h"
 #include "runtime/HostAllocator.h"
 #include "runtime/QueuePool.h"
 #include "runtime/Trace.h"
@@ -166,11 +165,11 @@ void launch_read(const at::Tensor& src, const at::Tensor& host, bool non_blockin
   const bool wait = !non_blocking || !runtime::is_pinned_address(host.const_data_ptr());
   const auto s = runtime::buffer_of(src.const_data_ptr());
   runtime::CommandTrace traced(device, "Memcpy DtoH", runtime::CommandKind::read);
-  const cl_command_queue queue = runtime::current_queue(device);
-  FOO_CL_CHECK(clEnqueueReadBuffer(queue, s.mem, CL_FALSE, s.offset, nbytes(src), host.mutable_data_ptr(), 0, nullptr,
-                                   traced.event()));
+  FOO_CL_CHECK(clEnqueueReadBuffer(runtime::current_queue(device), s.mem, CL_FALSE, s.offset, nbytes(src),
+                                   host.mutable_data_ptr(), 0, nullptr, traced.event()));
+  // NOTE: not a blocking read: synchronize_stream polls a short wait (runtime/QueuePool.cpp).
   if (wait) {
-    runtime::wait_for_queue(queue);  // polled: a blocking read waits for the driver to wake this thread
+    runtime::synchronize_stream(device, runtime::current_stream_id(device));
     runtime::raise_device_errors(device, runtime::current_stream_id(device));
   } else {
     runtime::record_host_use(host.storage().data_ptr(), device);
@@ -182,14 +181,9 @@ void launch_write(const at::Tensor& dst, const at::Tensor& host, bool non_blocki
   const bool wait = !non_blocking || !runtime::is_pinned_address(host.const_data_ptr());
   const auto d = runtime::buffer_of(dst.const_data_ptr());
   runtime::CommandTrace traced(device, "Memcpy HtoD", runtime::CommandKind::write);
-  const cl_command_queue queue = runtime::current_queue(device);
-  FOO_CL_CHECK(clEnqueueWriteBuffer(queue, d.mem, CL_FALSE, d.offset, nbytes(dst), host.const_data_ptr(), 0, nullptr,
-                                    traced.event()));
-  if (wait) {
-    runtime::wait_for_queue(queue);
-  } else {
-    runtime::record_host_use(host.storage().data_ptr(), device);
-  }
+  FOO_CL_CHECK(clEnqueueWriteBuffer(runtime::current_queue(device), d.mem, wait ? CL_TRUE : CL_FALSE, d.offset,
+                                    nbytes(dst), host.const_data_ptr(), 0, nullptr, traced.event()));
+  if (!wait) runtime::record_host_use(host.storage().data_ptr(), device);
 }
 
 }  // namespace foo_cl::launch

@@ -2,7 +2,6 @@
 #include "runtime/DeviceErrors.h"
 
 #include "runtime/Device.h"
-#include "runtime/Event.h"
 #include "runtime/QueuePool.h"
 
 #include <c10/util/Exception.h>
@@ -67,8 +66,7 @@ void check(c10::DeviceIndex device, c10::StreamId reader, uint64_t checked) {
   if ((word.armed.fetch_and(~checked, std::memory_order_acq_rel) & checked) == 0) return;
   const cl_command_queue q = queue(device, reader);
   cl_uint codes = 0;
-  FOO_CL_CHECK(clEnqueueReadBuffer(q, word.mem, CL_FALSE, 0, sizeof(codes), &codes, 0, nullptr, nullptr));
-  wait_for_queue(q);
+  FOO_CL_CHECK(clEnqueueReadBuffer(q, word.mem, CL_TRUE, 0, sizeof(codes), &codes, 0, nullptr, nullptr));
   if (codes == 0) return;
   const cl_uint zero = 0;
   FOO_CL_CHECK(clEnqueueWriteBuffer(q, word.mem, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr));

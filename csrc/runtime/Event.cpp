@@ -7,37 +7,7 @@
 
 #include <c10/util/Exception.h>
 
-#include <chrono>
-#include <thread>
-
 namespace foo_cl::runtime {
-
-void wait_for_event(cl_event event) {
-  const auto patience = std::chrono::steady_clock::now() + std::chrono::microseconds(kPollMicros);
-  cl_int status = CL_QUEUED;
-  while (true) {
-    FOO_CL_CHECK(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr));
-    if (status <= CL_COMPLETE || std::chrono::steady_clock::now() >= patience) break;
-    std::this_thread::yield();
-  }
-  if (status > CL_COMPLETE) FOO_CL_CHECK(clWaitForEvents(1, &event));
-  TORCH_CHECK(status >= 0, "foo-cl: a command failed with ", cl_error_name(status));
-}
-
-void wait_for_queue(cl_command_queue queue) {
-  cl_event marker = nullptr;
-  FOO_CL_CHECK(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &marker));
-  // NOTE: without a flush a runtime may hold the marker back, and it would never complete.
-  const cl_int flushed = clFlush(queue);
-  try {
-    FOO_CL_CHECK(flushed);
-    wait_for_event(marker);
-  } catch (...) {
-    clReleaseEvent(marker);
-    throw;
-  }
-  clReleaseEvent(marker);
-}
 
 Event::~Event() {
   if (event_) clReleaseEvent(event_);
@@ -75,7 +45,7 @@ bool Event::query() const {
 
 void Event::synchronize() const {
   if (!event_) return;
-  wait_for_event(event_);
+  FOO_CL_CHECK(clWaitForEvents(1, &event_));
   raise_device_errors(device_, stream_);
 }
 

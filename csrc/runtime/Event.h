@@ -28,14 +28,4 @@ class Event {
   c10::StreamId stream_ = 0;  // the stream of the last record()
 };
 
-// Waits for `event`: polls its status for up to kPollMicros, yielding the core between polls, and
-// only then blocks in the driver. Raises the failure of the command it marks.
-// NOTE: PoCL wakes a thread blocked in clFinish or a blocking read 35-40 us after the work ends
-// (pthread-skylake-avx512-AMD EPYC, a KVM guest): a 1024-element add_ then synchronize took 55 us,
-// 18 us polled. A wait longer than the polling costs at most kPollMicros of one core.
-constexpr int kPollMicros = 200;
-void wait_for_event(cl_event event);
-// Enqueues a marker on `queue` and waits for it (wait_for_event): for everything enqueued before.
-void wait_for_queue(cl_command_queue queue);
-
 }  // namespace foo_cl::runtime
