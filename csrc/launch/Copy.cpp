@@ -165,11 +165,9 @@ void launch_read(const at::Tensor& src, const at::Tensor& host, bool non_blockin
   const bool wait = !non_blocking || !runtime::is_pinned_address(host.const_data_ptr());
   const auto s = runtime::buffer_of(src.const_data_ptr());
   runtime::CommandTrace traced(device, "Memcpy DtoH", runtime::CommandKind::read);
-  FOO_CL_CHECK(clEnqueueReadBuffer(runtime::current_queue(device), s.mem, CL_FALSE, s.offset, nbytes(src),
-                                   host.mutable_data_ptr(), 0, nullptr, traced.event()));
-  // NOTE: not a blocking read: synchronize_stream polls a short wait (runtime/QueuePool.cpp).
+  FOO_CL_CHECK(clEnqueueReadBuffer(runtime::current_queue(device), s.mem, wait ? CL_TRUE : CL_FALSE, s.offset,
+                                   nbytes(src), host.mutable_data_ptr(), 0, nullptr, traced.event()));
   if (wait) {
-    runtime::synchronize_stream(device, runtime::current_stream_id(device));
     runtime::raise_device_errors(device, runtime::current_stream_id(device));
   } else {
     runtime::record_host_use(host.storage().data_ptr(), device);

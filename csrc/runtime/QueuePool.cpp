@@ -81,42 +81,8 @@ QueueState& state_of(c10::DeviceIndex device, c10::StreamId id) {
   return ensure_queue(queues_of(device), device, id);
 }
 
-// Waits for the commands before a marker, polling its status for up to kPollMicros (yielding the
-// core between polls); finish then blocks in clFinish for what is left.
-// NOTE: PoCL wakes a thread blocked in clFinish or in a blocking read 35-40 us after the work ends
-// (pthread-skylake-avx512-AMD EPYC, a KVM guest): a 1024-element add_ then synchronize took 55 us,
-// 18-24 us polled, sum().item() 60 -> 20-33 us. A poll takes a core a CPU device's own threads
-// could use, so only queues with at most kPollCommands commands outstanding poll (a training step's
-// loss.item() blocks at once): the small CNN's and transformer's steps took the same time either way.
-// Host-to-device copies stay blocking writes: enqueued without blocking and polled, PoCL ran them
-// on its worker threads and the CNN's steps took 4.6-4.9 ms against 3.3-3.5.
-constexpr int kPollMicros = 200;
-constexpr uint64_t kPollCommands = 4;
-
-void poll_marker(cl_command_queue queue) {
-  cl_event marker = nullptr;
-  FOO_CL_CHECK(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &marker));
-  // NOTE: a runtime may hold an unflushed marker back for good.
-  cl_int error = clFlush(queue), status = CL_QUEUED;
-  const auto patience = std::chrono::steady_clock::now() + std::chrono::microseconds(kPollMicros);
-  while (error == CL_SUCCESS && status > CL_COMPLETE && std::chrono::steady_clock::now() < patience) {
-    std::this_thread::yield();
-    error = clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr);
-  }
-  // NOTE: rusticl's clFinish returned before a read whose marker was released unfinished, the read
-  // then writing into freed memory: the marker is waited for.
-  if (error == CL_SUCCESS && status > CL_COMPLETE) error = clWaitForEvents(1, &marker);
-  clReleaseEvent(marker);  // clFinish, next, reports failures
-}
-
 void finish(QueueState& q) {
   const uint64_t submitted = q.submitted.load();
-  bool poll = false;
-  {
-    std::lock_guard<std::mutex> lock(q.mutex);
-    poll = !q.shared && submitted > q.finished && submitted - q.finished <= kPollCommands;
-  }
-  if (poll) poll_marker(q.queue);
   FOO_CL_CHECK(clFinish(q.queue));
   std::lock_guard<std::mutex> lock(q.mutex);
   q.finished = std::max(q.finished, submitted);
