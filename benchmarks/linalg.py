@@ -29,8 +29,17 @@ def _mm_row(m: int, k: int, n: int, repeat: int, label: str = "") -> None:
 for side, repeat in [(256, 20), (512, 10), (1024, 5), (2048, 3), (4096, 2)]:
     _mm_row(side, side, side, repeat, label=f"mm {side}")
 
-# The sweep: tall-skinny, wide and inner-product shapes as linear layers produce them.
-for m, k, n in [(4096, 256, 256), (256, 4096, 256), (256, 256, 4096), (128, 1024, 4096), (8192, 64, 64)]:
+# The sweep: tall-skinny, wide and inner-product shapes as linear layers produce them, and sides
+# no tile divides (a classifier's 1000 outputs).
+for m, k, n in [
+    (4096, 256, 256),
+    (256, 4096, 256),
+    (256, 256, 4096),
+    (128, 1024, 4096),
+    (8192, 64, 64),
+    (1000, 1000, 1000),
+    (512, 768, 1000),
+]:
     _mm_row(m, k, n, 5)
 
 
