@@ -225,8 +225,8 @@ void launch_candidate(const Gemm& g, const tune::Candidate& candidate) {
       const size_t local[3] = {static_cast<size_t>(lm), static_cast<size_t>(ln), 1};
       // Bands of groups whose rows of A fill an eighth of the device's cache (bytes_per_group each).
       const int64_t groups_m = static_cast<int64_t>(global[0]) / lm;
-      const int64_t bytes_per_group = lm * tm * std::max<int64_t>(g.a.size(2), 1) * g.a.element_size();
-      const int64_t cache = static_cast<int64_t>(runtime::device_info(g.c.device().index()).global_mem_cache_size);
+      const int64_t bytes_per_group = lm * tm * std::max<int64_t>(part.a.size(2), 1) * part.a.element_size();
+      const int64_t cache = static_cast<int64_t>(runtime::device_info(part.c.device().index()).global_mem_cache_size);
       const int64_t band = std::clamp<int64_t>(cache / 8 / bytes_per_group, 1, groups_m);
       launch_kernel(part, "gemm_nn", options, global, local, {tiles, band});
     };

@@ -34,8 +34,10 @@ constexpr int kBackToBack = 4;
 // In the file's name, raised when a change makes the recorded choices stale, so that older files are
 // not read: "-2", builds stopped counting against the budget (older files may hold defaults chosen
 // untimed); "-3", gemm_nn's groups stopped padding M to LM rows and im2col_contig its rows' edges
-// element by element (older timings of small-M products and of im2col ranked other candidates).
-constexpr const char* kFileVersion = "-3";
+// element by element (older timings of small-M products and of im2col ranked other candidates); "-4",
+// gemm_nn's columns past its last whole tile became a tile of their own (3-4x faster than one element
+// a work-item: older timings of such products ranked other candidates).
+constexpr const char* kFileVersion = "-4";
 
 struct Table {
   bool loaded = false;

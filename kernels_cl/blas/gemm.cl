@@ -8,15 +8,16 @@
 //   share each block of A and B while it is in cache (a CPU device runs a group on one core). With
 //   PACKED, B comes packed by the launcher in panels of NV * VW columns, each panel's K rows one
 //   after another: a block of a panel is contiguous, where B's own rows a power of two apart would
-//   all fall in the same few cache sets. With TAIL, the launcher's second launch for the columns past
-//   the last whole tile (N narrowed to them, one tile of them): B's loads repeat column N - 1 past N,
-//   and those lanes are not stored.
+//   all fall in the same few cache sets. With TAIL, the launch covers only the columns past the last
+//   whole tile (N narrowed to them, as one tile): B's lanes past column N - 1 repeat it and are not
+//   stored.
 // gemm_nt: rows of A and columns of B are contiguous along K; a work-item computes TM x TN dot
 //   products on VW-wide vectors along K, in blocks of KC as gemm_nn does.
 // gemm_local: any strides; a group of RM x RN work-items stages KW-deep tiles of A and B in local
 //   memory and each work-item computes WM x WN outputs spaced RM and RN apart (GPU-style).
-// Build options: COMPUTE (float or double: every matrix is of that dtype); TM, NV, VW, KC, PACKED, TAIL (gemm_nn);
-// TM, TN, VW, KC (gemm_nt); RM, RN, WM, WN, KW (gemm_local). A program is built for one kernel's options.
+// Build options: COMPUTE (float or double: every matrix is of that dtype); TM, NV, VW, KC, PACKED,
+// TAIL (gemm_nn); TM, TN, VW, KC (gemm_nt); RM, RN, WM, WN, KW (gemm_local). A program is built for
+// one kernel's options.
 #include "compute.clh"
 #include "blas/gemm_shape.h"
 
@@ -48,11 +49,11 @@ inline VT foo_clamped_lanes(__global const ct* row, long first, long n, long str
 }
 #endif
 
-// The launcher passes the number of whole NV * VW column tiles; work-items past M or past the last
-// tile (the padding of a group) compute a repeat of the last one and store nothing. Work-groups run
-// in bands of `band` groups along M: each band's groups take every column tile in turn, walking down
-// the band for each, so the band's rows of A stay in cache while B streams past (the launcher sizes
-// bands to the cache; a band of every group is the plain order).
+// The launcher passes the number of whole NV * VW column tiles (1 with TAIL); work-items past M or
+// past the last tile (the padding of a group) compute a repeat of the last one and store nothing.
+// Work-groups run in bands of `band` groups along M: each band's groups take every column tile in
+// turn, walking down the band for each, so the band's rows of A stay in cache while B streams past
+// (the launcher sizes bands to the cache; a band of every group is the plain order).
 __kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles, long band) {
   const long groups_m = get_num_groups(0), groups_n = get_num_groups(1);
   const long g = get_group_id(0) + groups_m * get_group_id(1);
@@ -97,15 +98,15 @@ __kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles, long band) {
 #endif
   }
   if (tile >= n_tiles) return;
-  // Rows of C contiguous along N take vector stores, when D's rows are contiguous too or each one
-  // value (a convolution's bias per output channel, d_n == 0).
+  // Rows of C contiguous along N take vector stores of whole vectors (a TAIL's last may be part of
+  // one), when D's rows are contiguous too or each one value (a convolution's bias, d_n == 0).
   const bool vector_store = s.c_n == 1 && (beta == 0 || s.d_n == 1 || s.d_n == 0);
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     if (m0 + i >= s.m) break;
 #pragma unroll
     for (int j = 0; j < NV; ++j) {
-      if (vector_store && n0 + (j + 1) * VW <= s.n) {
+      if (vector_store && (!TAIL || n0 + (j + 1) * VW <= s.n)) {
         const long n = n0 + j * VW;
         __global const ct* d_row = D + (m0 + i) * s.d_m;
         const VT v = beta == 0    ? alpha * acc[i][j]
