@@ -455,6 +455,63 @@ def test_views_and_indexing():
     check(lambda x: x.index_add(0, torch.tensor([0, 2, 2, 1, 0, 5], device=x.device), x * 2), x)
 
 
+# ---- 0-d CPU tensors --------------------------------------------------------------------------------------------
+
+# Functions of a foo tensor x and a 0-d CPU tensor s (a step count, a condition), with a value of s and a second one.
+CPU_SCALARS = {
+    "float32": (lambda x, s: x * s + 1, 2.5, -0.75),
+    "float16": (lambda x, s: x * s, 2.5, 0.125),
+    "bfloat16": (lambda x, s: x + s, -1.25, 3.0),
+    "int64": (lambda x, s: x * s, 3, -7),
+    "int32_true_division": (lambda x, s: x / s, 3, 2),
+    "bool_condition_first": (lambda x, s: torch.where(s, x, -x), True, False),
+    "scalar_first": (lambda x, s: s * x, 2.5, 0.5),
+    "computed_on_the_cpu": (lambda x, s: x * (s * 2 + 1), 0.75, -2.0),
+    "in_a_reduction": (lambda x, s: (x * s).sum(1), 1.5, -3.0),
+}
+CPU_SCALAR_DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "int32_true_division": torch.int32}
+
+
+@pytest.mark.parametrize("name", CPU_SCALARS)
+def test_zero_dim_cpu_tensors_are_read_by_value_as_kernels_launch(name):
+    """A 0-d CPU tensor read by a foo kernel is passed by value, read at each launch (a new value needs no new
+    graph); an op whose first input is one runs on foo, as eagerly (it ran on the CPU, reading foo memory)."""
+    fn, first, second = CPU_SCALARS[name]
+    dtype = CPU_SCALAR_DTYPES.get(name)
+    x = normal(37, 5, seed=40)
+    run = compiled(fn)
+    for value in (first, second):
+        s = torch.tensor(value, dtype=dtype)
+        got = run(x.to(FOO), s)
+        assert got.device.type == "foo"
+        torch.testing.assert_close(got.cpu(), fn(x, s), rtol=1e-6, atol=1e-6)
+
+
+def test_float64_zero_dim_cpu_tensor_keeps_its_precision():
+    s = torch.tensor(1 + 2**-40, dtype=torch.float64)
+    x = normal(9, dtype=torch.float64, seed=41)
+    got = compiled(lambda x, s: (x * s - x) * 2**40)(x.to(FOO), s)
+    torch.testing.assert_close(got.cpu(), (x * s - x) * 2**40, rtol=0, atol=1e-9)
+
+
+def test_a_compiled_optimizer_step_matches_eager():
+    """torch.compile(optimizer.step): AdamW's step counts are 0-d CPU tensors, which its generated update reads.
+    Both optimizers see the same gradients (a model's backward would differ in rounding, which Adam's division by
+    the root of tiny second moments magnifies, as on the CPU)."""
+    shapes = [(64, 32), (32,), (7, 3, 5)]
+    params = [[normal(*shape, seed=50 + i).to(FOO).requires_grad_() for i, shape in enumerate(shapes)] for _ in range(2)]
+    optimizers = [torch.optim.AdamW(group, lr=1e-2) for group in params]
+    steps = [optimizers[0].step, torch.compile(optimizers[1].step)]
+    for t in range(3):
+        grads = [normal(*shape, seed=60 + 10 * t + i).to(FOO) for i, shape in enumerate(shapes)]
+        for group, step in zip(params, steps):
+            for p, grad in zip(group, grads):
+                p.grad = grad.clone()
+            step()
+    for p, q in zip(*params):
+        torch.testing.assert_close(q.detach().cpu(), p.detach().cpu(), rtol=1e-5, atol=1e-6)
+
+
 def relative_buckets(i: Tensor, j: Tensor) -> Tensor:
     """T5's relative position buckets (transformers' _relative_position_bucket, bidirectional, 8 buckets)."""
     relative = j[None, :] - i[:, None]

@@ -54,6 +54,33 @@ def test_zero_dim_cpu_tensor_is_accepted_as_a_scalar(op):
 
 
 @pytest.mark.parametrize(
+    "operands",
+    [
+        lambda x: (torch.tensor(True), x, -x),
+        lambda x: (x > 0, x, torch.tensor(2.5)),
+        lambda x: (x > 0, torch.tensor(-1.5, dtype=torch.float64), x),
+        lambda x: (x > 0, torch.tensor(3), x.to(torch.int32)),
+        lambda x: (x > 0, x, x.to(torch.int64)),  # mixed dtypes on foo, converted to the result's
+    ],
+    ids=["condition", "other", "self_float64", "int_self", "mixed_dtypes"],
+)
+def test_where_takes_zero_dim_cpu_operands_as_cuda_does(operands):
+    base = make_tensor((3, 4), torch.float32)
+    on_foo = [t.to(FOO) if t.dim() > 0 else t for t in operands(base)]
+    got = torch.where(*on_foo)
+    assert got.device == FOO
+    expected = torch.where(*operands(base))
+    assert got.dtype == expected.dtype
+    assert_exact(got.cpu(), expected)
+
+
+def test_where_rejects_a_cpu_operand_with_dims():
+    x = torch.ones(3, device=FOO)
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        torch.where(x > 0, x, torch.zeros(3))
+
+
+@pytest.mark.parametrize(
     "make",
     [
         lambda d: torch.ones(2, dtype=d, device=FOO),

@@ -45,19 +45,29 @@ at::Tensor& where_out(const at::Tensor& condition, const at::Tensor& self, const
               "where expected condition to be a boolean tensor, but got a tensor with dtype ",
               condition.scalar_type());
   const auto result_type = at::native::result_type(self, other);
+  // 0-dim CPU operands (a condition such as torch.tensor(True)) go to the device, as on CUDA. The
+  // operands are locals: the iterator borrows them.
+  auto on_device = [&](const at::Tensor& t, c10::ScalarType dtype) {
+    const bool cpu_scalar = t.device() != out.device() && t.device().is_cpu() && t.dim() == 0;
+    return cpu_scalar || t.scalar_type() != dtype ? t.to(out.device(), dtype) : t;
+  };
+  const at::Tensor condition_ = on_device(condition, condition.scalar_type());
+  const at::Tensor self_ = on_device(self, result_type), other_ = on_device(other, result_type);
   auto iter = at::TensorIteratorConfig()
                   .check_all_same_dtype(false)
                   .add_output(out)
-                  .add_const_input(condition)
-                  .add_const_input(self.scalar_type() == result_type ? self : self.to(result_type))
-                  .add_const_input(other.scalar_type() == result_type ? other : other.to(result_type))
+                  .add_const_input(condition_)
+                  .add_const_input(self_)
+                  .add_const_input(other_)
                   .build();
   launch::launch_pointwise(iter, "ternary/where", {}, result_type);
   return out;
 }
 
 at::Tensor where(const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other) {
-  at::Tensor out = at::empty({0}, self.options().dtype(at::native::result_type(self, other)));
+  // On the device of an operand that is on foo: the others may be 0-dim CPU tensors.
+  const at::Tensor& on = !self.device().is_cpu() ? self : !other.device().is_cpu() ? other : condition;
+  at::Tensor out = at::empty({0}, on.options().dtype(at::native::result_type(self, other)));
   return where_out(condition, self, other, out);
 }
 

@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 
 import sympy
 import torch
-from torch._inductor import config, decomposition, lowering
+from torch._inductor import config, decomposition, ir, lowering
 from torch._inductor.codegen.common import (
     CSE,
     BackendFeature,
@@ -847,8 +847,11 @@ class OpenCLKernel(SIMDKernel):
 
     def load(self, name: str, index: sympy.Expr) -> CSEVariable:
         var = self.args.input(name)
-        index = self.prepare_indexing(index)
         dtype = V.graph.get_dtype(name)
+        if _cpu_scalar(name):  # a value parameter (_parameters)
+            value = lane_type(dtype) if dtype == torch.bool else value_type(dtype)
+            return self.generate_lanes(self.body, _Lanes(f"FOO_SPLAT({value}, {var})", var, 0), compute_dtype(dtype))
+        index = self.prepare_indexing(index)
         if self._loads_outside_loop(index):
             # Values a reduction's row does not change are read once, before its loop.
             lanes = self._lanes_load(var, dtype, index, in_loop=False)
@@ -1290,19 +1293,32 @@ class OpenCLKernel(SIMDKernel):
             self.body.splice(body)
         self.body.writeline("}")
 
+    def _arguments(self) -> list[tuple[str, str, Any]]:
+        """The kernel's arguments as (name in the kernel, name in the wrapper, dtype or size type), in
+        foo's kernel ABI's order: tensors, then CPU scalars (_cpu_scalar), then sizes."""
+        arg_defs, call_args, _, arg_types = self.args.python_argdefs()
+        arguments = [(arg.name, str(outer), arg_type) for arg, outer, arg_type in zip(arg_defs, call_args, arg_types)]
+
+        def rank(argument: tuple[str, str, Any]) -> int:
+            _, outer, arg_type = argument
+            return 2 if not isinstance(arg_type, torch.dtype) else 1 if _cpu_scalar(outer) else 0
+
+        return sorted(arguments, key=rank)
+
     def _parameters(self) -> tuple[list[str], list[str]]:
         """The kernel's parameters and the prologue lines that turn (buffer, byte offset) pairs into
-        typed pointers."""
-        arg_defs, _, _, arg_types = self.args.python_argdefs()
+        typed pointers and CPU scalars' bits into their values."""
         params, prologue = [], []
-        for arg, arg_type in zip(arg_defs, arg_types):
-            name = arg.name
-            if isinstance(arg_type, torch.dtype):
+        for name, outer, arg_type in self._arguments():
+            if not isinstance(arg_type, torch.dtype):
+                params.append(f"const long {name}")
+            elif _cpu_scalar(outer):
+                params.append(f"const long {name}_bits")
+                prologue.append(f"const {value_type(arg_type)} {name} = {_scalar_from_bits(arg_type, name + '_bits')};")
+            else:
                 storage = _types(arg_type)[1]
                 params.append(f"__global char* {name}_buffer, ulong {name}_offset")
                 prologue.append(f"__global {storage}* {name} = (__global {storage}*)({name}_buffer + {name}_offset);")
-            else:
-                params.append(f"const long {name}")
         for tree in self.range_trees:
             params.append(f"const long {tree.prefix}numel")
         if self.reports_errors:
@@ -1419,11 +1435,11 @@ class OpenCLKernel(SIMDKernel):
 
     def call_kernel(self, name: str, node: Any = None, deallocate_ws: bool = True) -> None:
         wrapper = V.graph.wrapper_code
-        _, call_args, _, arg_types = self.args.python_argdefs()
+        arguments = self._arguments()
         for outer in self.args.sizevars:
             wrapper.ensure_size_computed(outer)
-        args = [str(a) for a in call_args]
-        tensors = sum(isinstance(t, torch.dtype) for t in arg_types)
+        args = [f"scalar_bits({outer})" if _cpu_scalar(outer) else outer for _, outer, _ in arguments]
+        tensors = sum(isinstance(t, torch.dtype) and not _cpu_scalar(outer) for _, outer, t in arguments)
         grid_arg = len(args)
         for tree in self.range_trees:
             if isinstance(tree.numel, (sympy.Integer, int)):
@@ -1557,6 +1573,32 @@ def _row_lengths(index: sympy.Expr, lanes: int) -> list[int | sympy.Expr]:
     numbers = sorted(int(n) for n in lengths if isinstance(n, sympy.Integer) and n > lanes and n % lanes)
     symbols = sorted((n for n in lengths if n.free_symbols and _size(n)), key=str)
     return [*numbers, *symbols]
+
+
+def _cpu_scalar(name: str) -> bool:
+    """Whether buffer `name` is a 0-d CPU tensor, such as an optimizer's step count: a kernel takes its
+    value (runtime.scalar_bits, read as the kernel is enqueued), not its address, as Triton's do."""
+    if V.graph.is_unspec_arg(name):
+        return True
+    buffer = V.graph.try_get_buffer(name)
+    return (
+        isinstance(buffer, ir.IRNode)
+        and ir.get_device_type(buffer) == "cpu"
+        and not isinstance(buffer.get_output_spec(), (ir.NoneLayout, ir.MultiOutputLayout))
+        and len(buffer.get_size()) == 0
+    )
+
+
+def _scalar_from_bits(dtype: torch.dtype, bits: str) -> str:
+    """A CPU scalar's value from the 64 bits runtime.scalar_bits passes: a float32's (also float16's and
+    bfloat16's, passed as float32) in the low 32, a float64's in all, an integer's value."""
+    if dtype == torch.float64:
+        return f"as_double({bits})"
+    if dtype.is_floating_point:
+        return f"as_float((int){bits})"
+    if dtype == torch.bool:
+        return f"({bits} != 0)"
+    return f"({value_type(dtype)}){bits}"
 
 
 def _element(var: str, dtype: torch.dtype, position: str) -> str:
@@ -1717,7 +1759,7 @@ class WrapperCodegen(PythonWrapperCodegen):
 
     def write_header(self) -> None:
         super().write_header()
-        self.header.writeline("from foo_cl.inductor.runtime import FooKernel")
+        self.header.writeline("from foo_cl.inductor.runtime import FooKernel, scalar_bits")
 
     def _generate_kernel_call_helper(self, kernel_name: str, call_args: Any, *, device=None, triton=True, **kwargs):
         device = device or V.graph.get_current_device_or_throw()
@@ -1852,9 +1894,26 @@ def _max_pooling_eager_on_foo() -> None:
     _eager_on_foo(aten.max_pool2d_with_indices_backward.default, lowering.fallback_max_pool2d_with_indices_backward)
 
 
+def _device_first(is_gpu: Any) -> Any:
+    """lowering's is_gpu, true for foo too. Inductor puts a pointwise op on its first input's device
+    unless another input is on a GPU (in is_gpu's sense): an op whose first input is a 0-d CPU tensor,
+    torch.where(cpu_condition, x, y) or cpu_scalar * x on foo tensors, became a CPU kernel reading
+    foo memory, which crashed. On foo, as eager ops do, the scalar goes with the device tensors
+    (_cpu_scalar)."""
+
+    @functools.wraps(is_gpu)
+    def is_gpu_or_foo(device_type: str | None) -> bool:
+        return device_type == "foo" or is_gpu(device_type)
+
+    is_gpu_or_foo.foo_device_first = True
+    return is_gpu_or_foo
+
+
 def register() -> None:
     if not getattr(GraphLowering.decide_layout_opt, "foo_nchw", False):
         GraphLowering.decide_layout_opt = staticmethod(_nchw_for_foo(GraphLowering.decide_layout_opt))
+    if not getattr(lowering.is_gpu, "foo_device_first", False):
+        lowering.is_gpu = _device_first(lowering.is_gpu)
     _max_pooling_eager_on_foo()
     register_device_op_overrides("foo", FooDeviceOpOverrides())
     register_backend_for_device(

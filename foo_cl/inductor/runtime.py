@@ -86,3 +86,13 @@ class FooKernel:
             _LOOP_BLOCKS[self.loop],
             self.reports_errors,
         )
+
+
+def scalar_bits(t: torch.Tensor) -> int:
+    """A 0-d CPU tensor's value as a generated kernel takes it (codegen's _scalar_from_bits): a float's
+    bits (float16 and bfloat16 as float32's), an integer's value."""
+    if t.dtype == torch.float64 or t.dtype == torch.uint64:
+        return t.view(torch.int64).item()
+    if t.is_floating_point():
+        return t.float().view(torch.int32).item()
+    return int(t.item())
