@@ -331,6 +331,7 @@ def test_reduction_rows_of_every_length_against_their_blocks(row):
         x.argmin(1),
         x.var(1, correction=0),
         (x > 0.5).any(1),
+        (x > 0.5).any(1).float() + (x > -0.5).all(1).float(),
         x - x.mean(1, keepdim=True),
         x.to(torch.int8).sum(1),
     )
@@ -350,6 +351,7 @@ def test_column_reductions_take_their_lanes_along_the_outputs(columns):
         x.argmin(0),
         x.var(0, correction=0),
         (x > 0.5).any(0),
+        (x > 0.5).any(0).float() + (x > -0.5).all(0).float(),  # a bool result is 0 or 1 in the kernel too
         (x - x.mean(0, keepdim=True)) * w,
         x.to(torch.int8).sum(0),
     )

@@ -1636,12 +1636,13 @@ def _element_store(var: str, dtype: torch.dtype, position: str, value: str) -> s
 
 
 # Reductions that fold one accumulator: the combination (a format of {acc} and {value}) and the
-# initial value (None: the dtype's lowest value for max, highest for min).
+# initial value (None: the dtype's lowest value for max, highest for min). any's values are bools,
+# 0 or 1 (a vector comparison's true is -1: a column's any of one came out as -1.0 in float).
 _FOLDS: dict[str, tuple[str, str | None]] = {
     "sum": ("{acc} + {value}", "0"),
     "prod": ("{acc} * {value}", "1"),
     "xor_sum": ("{acc} ^ {value}", "0"),
-    "any": ("{acc} | ({value} != 0)", "false"),
+    "any": ("{acc} | {value}", "false"),
     "max": ("FOO_MAX({acc}, {value})", None),
     "min": ("FOO_MIN({acc}, {value})", None),
 }
