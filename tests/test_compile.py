@@ -514,6 +514,23 @@ def test_a_compiled_optimizer_step_matches_eager():
         torch.testing.assert_close(q.detach().cpu(), p.detach().cpu(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.two_devices
+def test_a_graph_on_the_second_device_runs_and_allocates_there():
+    """The wrapper enters each kernel's device: a graph on foo:1, foo:0 current, allocated on foo:0."""
+    x, w = normal(64, 33, seed=42), normal(33, 8, seed=43)
+    on_1 = w.to("foo:1").requires_grad_()
+    fn = lambda x, w: ((x @ w).relu() * 2).sum(0)
+    got = compiled(fn)(x.to("foo:1"), on_1)
+    got.sum().backward()
+    assert got.device == torch.device("foo:1") and on_1.grad.device == torch.device("foo:1")
+    assert torch.foo.current_device() == 0
+    on_cpu = w.clone().requires_grad_()
+    expected = fn(x, on_cpu)
+    expected.sum().backward()
+    torch.testing.assert_close(got.detach().cpu(), expected.detach(), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(on_1.grad.cpu(), on_cpu.grad, rtol=1e-5, atol=1e-5)
+
+
 def relative_buckets(i: Tensor, j: Tensor) -> Tensor:
     """T5's relative position buckets (transformers' _relative_position_bucket, bidirectional, 8 buckets)."""
     relative = j[None, :] - i[:, None]

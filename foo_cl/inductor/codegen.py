@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 
 import sympy
 import torch
-from torch._inductor import config, decomposition, ir, lowering
+from torch._inductor import config, decomposition, ir, lowering, scheduler
 from torch._inductor.codegen.common import (
     CSE,
     BackendFeature,
@@ -1895,26 +1895,30 @@ def _max_pooling_eager_on_foo() -> None:
     _eager_on_foo(aten.max_pool2d_with_indices_backward.default, lowering.fallback_max_pool2d_with_indices_backward)
 
 
-def _device_first(is_gpu: Any) -> Any:
-    """lowering's is_gpu, true for foo too. Inductor puts a pointwise op on its first input's device
-    unless another input is on a GPU (in is_gpu's sense): an op whose first input is a 0-d CPU tensor,
-    torch.where(cpu_condition, x, y) or cpu_scalar * x on foo tensors, became a CPU kernel reading
-    foo memory, which crashed. On foo, as eager ops do, the scalar goes with the device tensors
-    (_cpu_scalar)."""
+def _true_for_foo(predicate: Any) -> Any:
+    """An Inductor predicate of a device type that holds for GPUs, made to hold for foo too:
+    - lowering.is_gpu: a pointwise op goes to its first input's device unless another input is on a
+      GPU. An op whose first input is a 0-d CPU tensor, torch.where(cpu_condition, x, y) or
+      cpu_scalar * x on foo tensors, became a CPU kernel reading foo memory, which crashed. On foo,
+      as eagerly, the scalar goes with the device tensors (_cpu_scalar).
+    - scheduler.device_need_guard: the wrapper enters each kernel's device (FooDeviceOpOverrides.
+      device_guard), where its buffers are allocated. Without it a graph on foo:1 allocated on the
+      current device, foo:0."""
 
-    @functools.wraps(is_gpu)
-    def is_gpu_or_foo(device_type: str | None) -> bool:
-        return device_type == "foo" or is_gpu(device_type)
+    @functools.wraps(predicate)
+    def or_foo(device_type: str | None) -> bool:
+        return device_type == "foo" or predicate(device_type)
 
-    is_gpu_or_foo.foo_device_first = True
-    return is_gpu_or_foo
+    or_foo.foo = True
+    return or_foo
 
 
 def register() -> None:
     if not getattr(GraphLowering.decide_layout_opt, "foo_nchw", False):
         GraphLowering.decide_layout_opt = staticmethod(_nchw_for_foo(GraphLowering.decide_layout_opt))
-    if not getattr(lowering.is_gpu, "foo_device_first", False):
-        lowering.is_gpu = _device_first(lowering.is_gpu)
+    for module, name in ((lowering, "is_gpu"), (scheduler, "device_need_guard")):
+        if not getattr(getattr(module, name), "foo", False):
+            setattr(module, name, _true_for_foo(getattr(module, name)))
     _max_pooling_eager_on_foo()
     register_device_op_overrides("foo", FooDeviceOpOverrides())
     register_backend_for_device(
