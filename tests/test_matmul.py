@@ -269,6 +269,44 @@ INVALID_CASES = {
 }
 
 
+def integers(shape: Shape, dtype: torch.dtype, seed: int) -> Tensor:
+    """Integers over the dtype's whole range: their products and sums wrap around."""
+    g = torch.Generator().manual_seed(seed)
+    info = torch.iinfo(dtype)
+    return torch.randint(info.min, info.max, shape, generator=g, dtype=torch.int64).to(dtype)
+
+
+# Integer products are exact, wrapping around as the CPU's do; alpha and beta are converted to the dtype first
+# (0.5 truncates to 0; -3 is an error for uint8).
+INTEGER_CASES = {
+    "mm": (lambda a, b, c: a @ b, [(5, 7), (7, 3), (5, 3)]),
+    "transposed": (lambda a, b, c: a.t().t() @ b.t().contiguous().t(), [(5, 7), (7, 3), (5, 3)]),
+    "addmm_fractional": (lambda a, b, c: torch.addmm(c, a, b, beta=0.5, alpha=2.5), [(5, 7), (7, 3), (5, 3)]),
+    "addmm_negative": (lambda a, b, c: torch.addmm(c, a, b, beta=-3, alpha=-1.5), [(5, 7), (7, 3), (5, 3)]),
+    "baddbmm": (lambda a, b, c: torch.baddbmm(c, a, b, beta=2, alpha=3), [(2, 4, 6), (2, 6, 5), (2, 4, 5)]),
+    "addmv_broadcast": (lambda a, b, c: torch.addmv(c[:1].expand(5), a, b, beta=7), [(5, 7), (7,), (5,)]),
+    "dot": (lambda a, b, c: torch.dot(a, b), [(9,), (9,), ()]),
+    "empty_k": (lambda a, b, c: torch.addmm(c, a, b), [(3, 0), (0, 2), (3, 2)]),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8], ids=dtype_id)
+@pytest.mark.parametrize("case", INTEGER_CASES.values(), ids=INTEGER_CASES.keys())
+def test_integer_products_are_exact_like_cpu(case, dtype):
+    fn, shapes = case
+    cpu = [integers(shape, dtype, seed=i) for i, shape in enumerate(shapes)]
+    results = run_like_cpu(lambda: fn(*cpu), lambda: fn(*(t.to(FOO) for t in cpu)), same_message=True)
+    if results is not None:  # (else both raised: a negative alpha for uint8)
+        got, expected = results
+        assert got.dtype == expected.dtype
+        assert torch.equal(got.cpu(), expected)
+
+
+def test_bool_products_are_rejected_like_cpu():
+    with pytest.raises(RuntimeError, match="bool"):
+        torch.ones(2, 2, dtype=torch.bool, device=FOO) @ torch.ones(2, 2, dtype=torch.bool, device=FOO)
+
+
 @pytest.mark.parametrize("case", INVALID_CASES.values(), ids=INVALID_CASES.keys())
 def test_invalid_operands_raise_like_cpu(case):
     fn, shapes, dtypes = case

@@ -3,6 +3,7 @@
 #include "aten/Structured.h"
 #include "launch/Gemm.h"
 
+#include <ATen/Dispatch.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/_addmm_activation_meta.h>
 #include <ATen/ops/addmm.h>
@@ -32,6 +33,13 @@ Tensor as_batch(const Tensor& t) {
   return t.dim() == 3 ? t : t.unsqueeze(0);
 }
 
+// A product's alpha or beta as the CPU takes it: converted to an integral out's dtype (an int64
+// addmm with beta 0.5 ignores self: 0.5 truncates to 0), a value out of its range an error.
+at::Scalar in_dtype(ScalarRef s, const Tensor& out) {
+  if (!c10::isIntegralType(out.scalar_type(), /*includeBool=*/false)) return s;
+  return AT_DISPATCH_INTEGRAL_TYPES(out.scalar_type(), "addmm", [&] { return at::Scalar(s.to<scalar_t>()); });
+}
+
 // out = alpha * a @ b + beta * d, with d broadcast to out's shape (beta 0: d is ignored).
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& d, ScalarRef alpha, ScalarRef beta) {
   for (const Tensor* t : {&a, &b, &d}) {
@@ -40,7 +48,7 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& d, 
                 t->device(), "!");
   }
   const Tensor d3 = d.defined() ? as_batch(d.expand(out.sizes())) : Tensor();
-  launch::launch_gemm(as_batch(out), as_batch(a), as_batch(b), d3, alpha, beta);
+  launch::launch_gemm(as_batch(out), as_batch(a), as_batch(b), d3, in_dtype(alpha, out), in_dtype(beta, out));
 }
 
 Tensor& addbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch2, ScalarRef beta, ScalarRef alpha,
@@ -72,8 +80,8 @@ Tensor dot(const Tensor& self, const Tensor& other) {
   TORCH_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [", self.numel(),
               "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(), " and ",
               other.numel(), " elements respectively");
-  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), "dot: foo supports floating-point dtypes, got ",
-              self.scalar_type());
+  TORCH_CHECK(!c10::isComplexType(self.scalar_type()) && self.scalar_type() != at::kBool,
+              "dot: foo supports real floating-point and integer dtypes, got ", self.scalar_type());
   Tensor out = at::empty({}, self.options());
   gemm(out.view({1, 1}), self.unsqueeze(0), other.unsqueeze(1), Tensor(), 1, 0);
   return out;

@@ -279,6 +279,20 @@ void run(const Gemm& g, const tune::Candidate& candidate) {
   }
 }
 
+// An integer product in blas/gemm_exact, exact as the CPU's (the tiled kernels compute in float).
+void launch_exact(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor& d,
+                  const c10::Scalar& alpha, const c10::Scalar& beta) {
+  const bool add = d.defined() && !beta.equal(0);
+  const Gemm g{out, a, b, add ? d : at::Tensor(), alpha, beta, out.scalar_type()};
+  const int64_t n = out.numel();
+  KernelCall call(out.device().index(), "blas/gemm_exact", "gemm_exact",
+                  compute_option(out.scalar_type()) + index_option(n));
+  auto operand = [&](const at::Tensor& t) { return t.numel() > 0 ? t.const_data_ptr() : out.const_data_ptr(); };
+  call.buffer(out.const_data_ptr()).buffer(operand(a)).buffer(operand(b)).buffer(or_unused(g.d, out));
+  call.value(shape_of(g)).value(alpha.toLong()).value(add ? beta.toLong() : int64_t(0)).count(n);
+  call.launch(n);
+}
+
 }  // namespace
 
 std::string gemm_tiles_summary(const runtime::DeviceInfo& info) {
@@ -295,8 +309,10 @@ std::vector<std::string> gemm_candidate_list(const runtime::DeviceInfo& info, bo
 void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor& d,
                  const c10::Scalar& alpha, const c10::Scalar& beta) {
   TORCH_INTERNAL_ASSERT(out.dim() == 3 && a.dim() == 3 && b.dim() == 3);
+  TORCH_CHECK(out.scalar_type() != c10::kBool, "foo-cl: matrix products of bool tensors are not supported (nor on the CPU)");
   if (out.numel() == 0) return;
   const c10::DeviceGuard guard(out.device());
+  if (c10::isIntegralType(out.scalar_type(), /*includeBool=*/false)) return launch_exact(out, a, b, d, alpha, beta);
   const c10::ScalarType compute = out.scalar_type() == c10::kDouble ? c10::kDouble : c10::kFloat;
   // NOTE: half and bfloat16 operands are widened once, so the kernels only ever see float.
   auto widen = [&](const at::Tensor& t) { return t.scalar_type() == compute ? t : t.to(compute); };
