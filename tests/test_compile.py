@@ -464,14 +464,22 @@ CPU_SCALARS = {
     "float32": (lambda x, s: x * s + 1, 2.5, -0.75),
     "float16": (lambda x, s: x * s, 2.5, 0.125),
     "bfloat16": (lambda x, s: x + s, -1.25, 3.0),
-    "int64": (lambda x, s: x * s, 3, -7),
+    "int64": (lambda x, s: x * s, 3, -(2**40) - 7),
     "int32_true_division": (lambda x, s: x / s, 3, 2),
     "bool_condition_first": (lambda x, s: torch.where(s, x, -x), True, False),
     "scalar_first": (lambda x, s: s * x, 2.5, 0.5),
     "computed_on_the_cpu": (lambda x, s: x * (s * 2 + 1), 0.75, -2.0),
     "in_a_reduction": (lambda x, s: (x * s).sum(1), 1.5, -3.0),
+    "in_a_column_reduction": (lambda x, s: (x * s).sum(0), 1.5, -3.0),
+    "as_an_index": (lambda x, s: x[s] * 2, 3, -1),
+    "uint8": (lambda x, s: x + s, 200, 7),
 }
-CPU_SCALAR_DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "int32_true_division": torch.int32}
+CPU_SCALAR_DTYPES = {
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "int32_true_division": torch.int32,
+    "uint8": torch.uint8,
+}
 
 
 @pytest.mark.parametrize("name", CPU_SCALARS)

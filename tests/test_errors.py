@@ -5,7 +5,7 @@ device."""
 
 import pytest
 import torch
-from conftest import FOO, assert_exact, make_tensor, run_python_json
+from conftest import FOO, assert_exact, dtype_id, make_tensor, run_python_json
 
 
 @pytest.mark.parametrize(
@@ -74,10 +74,11 @@ def test_where_takes_zero_dim_cpu_operands_as_cuda_does(operands):
     assert_exact(got.cpu(), expected)
 
 
-def test_where_rejects_a_cpu_operand_with_dims():
+@pytest.mark.parametrize("other_dtype", [torch.float32, torch.float16], ids=dtype_id)
+def test_where_rejects_a_cpu_operand_with_dims(other_dtype):
     x = torch.ones(3, device=FOO)
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
-        torch.where(x > 0, x, torch.zeros(3))
+        torch.where(x > 0, x, torch.zeros(3, dtype=other_dtype))
 
 
 @pytest.mark.parametrize(

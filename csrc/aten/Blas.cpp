@@ -35,9 +35,9 @@ Tensor as_batch(const Tensor& t) {
 
 // A product's alpha or beta as the CPU takes it: converted to an integral out's dtype (an int64
 // addmm with beta 0.5 ignores self: 0.5 truncates to 0), a value out of its range an error.
-at::Scalar in_dtype(ScalarRef s, const Tensor& out) {
+at::Scalar scalar_like_cpu(ScalarRef s, const Tensor& out) {
   if (!c10::isIntegralType(out.scalar_type(), /*includeBool=*/false)) return s;
-  return AT_DISPATCH_INTEGRAL_TYPES(out.scalar_type(), "addmm", [&] { return at::Scalar(s.to<scalar_t>()); });
+  return AT_DISPATCH_INTEGRAL_TYPES(out.scalar_type(), "matrix product", [&] { return at::Scalar(s.to<scalar_t>()); });
 }
 
 // out = alpha * a @ b + beta * d, with d broadcast to out's shape (beta 0: d is ignored).
@@ -47,8 +47,12 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& d, 
                 "Expected all tensors to be on the same device, but found at least two devices, ", out.device(), " and ",
                 t->device(), "!");
   }
+  const c10::ScalarType type = out.scalar_type();
+  TORCH_CHECK(type != at::kBool && type != at::kUInt16 && type != at::kUInt32 && type != at::kUInt64,
+              "foo-cl: matrix products of ", type, " tensors are not supported (nor on the CPU)");
   const Tensor d3 = d.defined() ? as_batch(d.expand(out.sizes())) : Tensor();
-  launch::launch_gemm(as_batch(out), as_batch(a), as_batch(b), d3, in_dtype(alpha, out), in_dtype(beta, out));
+  launch::launch_gemm(as_batch(out), as_batch(a), as_batch(b), d3, scalar_like_cpu(alpha, out),
+                      scalar_like_cpu(beta, out));
 }
 
 Tensor& addbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch2, ScalarRef beta, ScalarRef alpha,

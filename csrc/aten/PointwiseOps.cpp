@@ -48,8 +48,8 @@ at::Tensor& where_out(const at::Tensor& condition, const at::Tensor& self, const
   // 0-dim CPU operands (a condition such as torch.tensor(True)) go to the device, as on CUDA. The
   // operands are locals: the iterator borrows them.
   auto on_device = [&](const at::Tensor& t, c10::ScalarType dtype) {
-    const bool cpu_scalar = t.device() != out.device() && t.device().is_cpu() && t.dim() == 0;
-    return cpu_scalar || t.scalar_type() != dtype ? t.to(out.device(), dtype) : t;
+    if (t.device() != out.device() && t.device().is_cpu() && t.dim() == 0) return t.to(out.device(), dtype);
+    return t.scalar_type() != dtype ? t.to(dtype) : t;  // (a CPU operand with dims stays there: an error)
   };
   const at::Tensor condition_ = on_device(condition, condition.scalar_type());
   const at::Tensor self_ = on_device(self, result_type), other_ = on_device(other, result_type);

@@ -1,5 +1,6 @@
 // GEMM launches: the layout from the operands' strides, the kernel and its tiles from the tuner
-// (per device and shape class), K cut into chunks on devices that end long loops early.
+// (per device and shape class), K cut into chunks on devices that end long loops early; integer
+// products in blas/gemm_exact.
 #include "launch/Gemm.h"
 
 #include "launch/Clblast.h"
@@ -9,6 +10,7 @@
 
 #include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
+#include <c10/util/FunctionRef.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -264,32 +266,30 @@ void launch_candidate(const Gemm& g, const tune::Candidate& candidate) {
 
 // A work-item loops iterations_per_k x K times: on a device that ends loops early, K is cut into
 // chunks that stay under its limit, each chunk adding to the last one's result.
-void run(const Gemm& g, const tune::Candidate& candidate) {
+void in_chunks(const Gemm& g, int64_t iterations_per_k, c10::function_ref<void(const Gemm&)> launch) {
   const int64_t K = g.a.size(2);
   const int64_t limit = runtime::device_info(g.c.device().index()).loop_iteration_limit;
-  const int64_t chunk =
-      limit > 0 ? std::max<int64_t>(1, limit / iterations_per_k(candidate) - 16) : std::max<int64_t>(K, 1);
-  if (chunk >= K) return launch_candidate(g, candidate);  // one launch, on the operands as they are
+  const int64_t chunk = limit > 0 ? std::max<int64_t>(1, limit / iterations_per_k - 16) : std::max<int64_t>(K, 1);
+  if (chunk >= K) return launch(g);  // one launch, on the operands as they are
   for (int64_t k0 = 0; k0 < std::max<int64_t>(K, 1); k0 += chunk) {
     const int64_t k = std::min(chunk, K - k0);
     const bool first = k0 == 0;
-    Gemm part{g.c,      g.a.narrow(2, k0, k), g.b.narrow(1, k0, k), first ? g.d : g.c, g.alpha, first ? g.beta : 1,
-              g.compute};
-    launch_candidate(part, candidate);
+    launch(Gemm{g.c, g.a.narrow(2, k0, k), g.b.narrow(1, k0, k), first ? g.d : g.c, g.alpha, first ? g.beta : 1,
+                g.compute});
   }
 }
 
+void run(const Gemm& g, const tune::Candidate& candidate) {
+  in_chunks(g, iterations_per_k(candidate), [&](const Gemm& part) { launch_candidate(part, candidate); });
+}
+
 // An integer product in blas/gemm_exact, exact as the CPU's (the tiled kernels compute in float).
-void launch_exact(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor& d,
-                  const c10::Scalar& alpha, const c10::Scalar& beta) {
-  const bool add = d.defined() && !beta.equal(0);
-  const Gemm g{out, a, b, add ? d : at::Tensor(), alpha, beta, out.scalar_type()};
-  const int64_t n = out.numel();
-  KernelCall call(out.device().index(), "blas/gemm_exact", "gemm_exact",
-                  compute_option(out.scalar_type()) + index_option(n));
-  auto operand = [&](const at::Tensor& t) { return t.numel() > 0 ? t.const_data_ptr() : out.const_data_ptr(); };
-  call.buffer(out.const_data_ptr()).buffer(operand(a)).buffer(operand(b)).buffer(or_unused(g.d, out));
-  call.value(shape_of(g)).value(alpha.toLong()).value(add ? beta.toLong() : int64_t(0)).count(n);
+void launch_exact(const Gemm& g) {
+  const int64_t n = g.c.numel();
+  KernelCall call(g.c.device().index(), "blas/gemm_exact", "gemm_exact", compute_option(g.compute) + index_option(n));
+  auto operand = [&](const at::Tensor& t) { return t.numel() > 0 ? t.const_data_ptr() : g.c.const_data_ptr(); };
+  call.buffer(g.c.const_data_ptr()).buffer(operand(g.a)).buffer(operand(g.b)).buffer(or_unused(g.d, g.c));
+  call.value(shape_of(g)).value(g.alpha.toLong()).value(g.d.defined() ? g.beta.toLong() : int64_t(0)).count(n);
   call.launch(n);
 }
 
@@ -309,16 +309,17 @@ std::vector<std::string> gemm_candidate_list(const runtime::DeviceInfo& info, bo
 void launch_gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor& d,
                  const c10::Scalar& alpha, const c10::Scalar& beta) {
   TORCH_INTERNAL_ASSERT(out.dim() == 3 && a.dim() == 3 && b.dim() == 3);
-  TORCH_CHECK(out.scalar_type() != c10::kBool, "foo-cl: matrix products of bool tensors are not supported (nor on the CPU)");
   if (out.numel() == 0) return;
   const c10::DeviceGuard guard(out.device());
-  if (c10::isIntegralType(out.scalar_type(), /*includeBool=*/false)) return launch_exact(out, a, b, d, alpha, beta);
+  const bool use_d = d.defined() && !beta.equal(0);
+  if (c10::isIntegralType(out.scalar_type(), /*includeBool=*/false)) {
+    return in_chunks(Gemm{out, a, b, use_d ? d : at::Tensor(), alpha, beta, out.scalar_type()}, 1, launch_exact);
+  }
   const c10::ScalarType compute = out.scalar_type() == c10::kDouble ? c10::kDouble : c10::kFloat;
   // NOTE: half and bfloat16 operands are widened once, so the kernels only ever see float.
   auto widen = [&](const at::Tensor& t) { return t.scalar_type() == compute ? t : t.to(compute); };
   const at::Tensor result = out.scalar_type() == compute ? out : at::empty(out.sizes(), out.options().dtype(compute));
   at::Tensor A = widen(a), B = widen(b);
-  const bool use_d = d.defined() && !beta.equal(0);
 
   const int64_t M = result.size(1), N = result.size(2), K = A.size(2), batches = result.size(0);
   bool nn = B.stride(2) == 1 || N == 1;

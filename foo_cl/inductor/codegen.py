@@ -848,9 +848,11 @@ class OpenCLKernel(SIMDKernel):
     def load(self, name: str, index: sympy.Expr) -> CSEVariable:
         var = self.args.input(name)
         dtype = V.graph.get_dtype(name)
-        if _cpu_scalar(name):  # a value parameter (_parameters)
+        if _cpu_scalar(name):  # a value parameter (_parameters), the same in every turn of every loop
             value = lane_type(dtype) if dtype == torch.bool else value_type(dtype)
-            return self.generate_lanes(self.body, _Lanes(f"FOO_SPLAT({value}, {var})", var, 0), compute_dtype(dtype))
+            result = self.generate_lanes(self.body, _Lanes(f"FOO_SPLAT({value}, {var})", var, 0), compute_dtype(dtype))
+            self.outside_loop_vars.add(result)
+            return result
         index = self.prepare_indexing(index)
         if self._loads_outside_loop(index):
             # Values a reduction's row does not change are read once, before its loop.
@@ -1577,7 +1579,8 @@ def _row_lengths(index: sympy.Expr, lanes: int) -> list[int | sympy.Expr]:
 
 def _cpu_scalar(name: str) -> bool:
     """Whether buffer `name` is a 0-d CPU tensor, such as an optimizer's step count: a kernel takes its
-    value (runtime.scalar_bits, read as the kernel is enqueued), not its address, as Triton's do."""
+    value (runtime.scalar_bits, read as the kernel is enqueued), not its address, as Triton's do.
+    Inductor's own list of these (Scheduler.update_zero_dim_cpu_tensor) holds only GPU nodes' reads."""
     if V.graph.is_unspec_arg(name):
         return True
     buffer = V.graph.try_get_buffer(name)

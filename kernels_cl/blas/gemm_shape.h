@@ -1,6 +1,6 @@
-// The operands of a batched GEMM (kernels_cl/blas/gemm.cl, csrc/launch/Gemm.cpp): C = alpha * A @ B
-// + beta * D with M x K, K x N and M x N matrices, each addressed by element strides along its two
-// dims and the batch.
+// The operands of a batched GEMM (kernels_cl/blas/gemm.cl and gemm_exact.cl, csrc/launch/Gemm.cpp):
+// C = alpha * A @ B + beta * D with M x K, K x N and M x N matrices, each addressed by element
+// strides along its two dims and the batch.
 #ifndef FOO_CL_GEMM_SHAPE_H
 #define FOO_CL_GEMM_SHAPE_H
 
