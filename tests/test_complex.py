@@ -221,6 +221,7 @@ def test_spectral_ops_run_through_the_fallback_and_match_cpu(name):
 def test_complex_ops_without_foo_kernels_run_through_the_fallback():
     a, b = crandn(3, 4), crandn(4, 2, seed=1)
     check_through_fallback(lambda x, y: (x @ y, torch.sin(x), x.sum(0), x.mean()), [a, b])
+    check_through_fallback(lambda x, y: (torch.dot(x[0], y[:, 0]), torch.vdot(x[0], y[:, 0])), [a, b])
 
 
 def test_printing_complex_tensors_matches_cpu():

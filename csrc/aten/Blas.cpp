@@ -76,7 +76,10 @@ Tensor& addbmm_(Tensor& self, const Tensor& batch1, const Tensor& batch2, Scalar
   return addbmm_out(self, batch1, batch2, beta, alpha, self);
 }
 
-Tensor dot(const Tensor& self, const Tensor& other) {
+// dot and vdot (`name`), one product of real operands; complex ones (vdot conjugates the first) run
+// through the CPU fallback, as other complex products do.
+Tensor dot(const char* name, const Tensor& self, const Tensor& other) {
+  if (self.is_complex() || other.is_complex()) return detail::run_fallback_on(name, self, other)[0].toTensor();
   TORCH_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
               other.dim(), "D tensors");
   TORCH_CHECK(self.scalar_type() == other.scalar_type(), "dot : expected both vectors to have same dtype, but found ",
@@ -84,8 +87,6 @@ Tensor dot(const Tensor& self, const Tensor& other) {
   TORCH_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [", self.numel(),
               "] and src [", other.numel(), "] to have the same number of elements, but got ", self.numel(), " and ",
               other.numel(), " elements respectively");
-  TORCH_CHECK(!c10::isComplexType(self.scalar_type()) && self.scalar_type() != at::kBool,
-              "dot: foo supports real floating-point and integer dtypes, got ", self.scalar_type());
   Tensor out = at::empty({}, self.options());
   gemm(out.view({1, 1}), self.unsqueeze(0), other.unsqueeze(1), Tensor(), 1, 0);
   return out;
@@ -150,8 +151,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("addbmm", addbmm);
   m.impl("addbmm_", addbmm_);
   m.impl("addbmm.out", addbmm_out);
-  m.impl("dot", dot);
-  m.impl("vdot", dot);
+  m.impl("dot", [](const Tensor& self, const Tensor& other) { return dot("dot", self, other); });
+  m.impl("vdot", [](const Tensor& self, const Tensor& other) { return dot("vdot", self, other); });
 }
 
 }  // namespace foo_cl::aten
