@@ -167,16 +167,22 @@ foo_gemm_shape shape_of(const Gemm& g) {
           add ? g.d.stride(0) : 0};
 }
 
-// One launch of `name` from the program `options` builds, over `global` / `local` work-items, with
-// the kernel's arguments after the common ones (`extra`).
-void launch_kernel(const Gemm& g, const char* name, const std::string& options, const size_t global[3],
-                   const size_t* local, std::initializer_list<int64_t> extra = {}) {
-  const c10::DeviceIndex device = g.c.device().index();
-  KernelCall call(device, "blas/gemm", name, compute_option(g.compute) + options);
+// A call of kernel `name` of `program` (built with `options` after COMPUTE) with g's matrices and
+// shape as its first arguments (FOO_GEMM_PARAMS up to alpha and beta, which differ per program).
+KernelCall operand_call(const Gemm& g, const char* program, const char* name, const std::string& options) {
+  KernelCall call(g.c.device().index(), program, name, compute_option(g.compute) + options);
   // With K == 0 the operands are empty and never read: any buffer fills their slots.
   auto operand = [&](const at::Tensor& t) { return t.numel() > 0 ? t.const_data_ptr() : g.c.const_data_ptr(); };
   call.buffer(g.c.const_data_ptr()).buffer(operand(g.a)).buffer(operand(g.b));
   call.buffer(or_unused(g.d, g.c)).value(shape_of(g));
+  return call;
+}
+
+// One launch of `name` from the program `options` builds, over `global` / `local` work-items, with
+// the kernel's arguments after the common ones (`extra`).
+void launch_kernel(const Gemm& g, const char* name, const std::string& options, const size_t global[3],
+                   const size_t* local, std::initializer_list<int64_t> extra = {}) {
+  KernelCall call = operand_call(g, "blas/gemm", name, options);
   call.scalar(g.alpha, g.compute).scalar(g.d.defined() ? g.beta : c10::Scalar(0), g.compute);
   for (int64_t value : extra) call.value(value);
   call.launch_nd(global, local);
@@ -286,10 +292,8 @@ void run(const Gemm& g, const tune::Candidate& candidate) {
 // An integer product in blas/gemm_exact, exact as the CPU's (the tiled kernels compute in float).
 void launch_exact(const Gemm& g) {
   const int64_t n = g.c.numel();
-  KernelCall call(g.c.device().index(), "blas/gemm_exact", "gemm_exact", compute_option(g.compute) + index_option(n));
-  auto operand = [&](const at::Tensor& t) { return t.numel() > 0 ? t.const_data_ptr() : g.c.const_data_ptr(); };
-  call.buffer(g.c.const_data_ptr()).buffer(operand(g.a)).buffer(operand(g.b)).buffer(or_unused(g.d, g.c));
-  call.value(shape_of(g)).value(g.alpha.toLong()).value(g.d.defined() ? g.beta.toLong() : int64_t(0)).count(n);
+  KernelCall call = operand_call(g, "blas/gemm_exact", "gemm_exact", index_option(n));
+  call.value(g.alpha.toLong()).value(g.d.defined() ? g.beta.toLong() : int64_t(0)).count(n);
   call.launch(n);
 }
 

@@ -1295,26 +1295,26 @@ class OpenCLKernel(SIMDKernel):
             self.body.splice(body)
         self.body.writeline("}")
 
-    def _arguments(self) -> list[tuple[str, str, Any]]:
-        """The kernel's arguments as (name in the kernel, name in the wrapper, dtype or size type), in
-        foo's kernel ABI's order: tensors, then CPU scalars (_cpu_scalar), then sizes."""
+    def _arguments(self) -> list[tuple[str, str, Any, str]]:
+        """The kernel's arguments as (name in the kernel, name in the wrapper, dtype or size type, kind),
+        in foo's kernel ABI's order of kinds: "tensor", then "scalar" (a CPU scalar, _cpu_scalar), then
+        "size"."""
         arg_defs, call_args, _, arg_types = self.args.python_argdefs()
-        arguments = [(arg.name, str(outer), arg_type) for arg, outer, arg_type in zip(arg_defs, call_args, arg_types)]
-
-        def rank(argument: tuple[str, str, Any]) -> int:
-            _, outer, arg_type = argument
-            return 2 if not isinstance(arg_type, torch.dtype) else 1 if _cpu_scalar(outer) else 0
-
-        return sorted(arguments, key=rank)
+        kinds = ("tensor", "scalar", "size")
+        arguments = []
+        for arg, outer, arg_type in zip(arg_defs, call_args, arg_types):
+            kind = "size" if not isinstance(arg_type, torch.dtype) else "scalar" if _cpu_scalar(outer) else "tensor"
+            arguments.append((arg.name, str(outer), arg_type, kind))
+        return sorted(arguments, key=lambda argument: kinds.index(argument[3]))
 
     def _parameters(self) -> tuple[list[str], list[str]]:
         """The kernel's parameters and the prologue lines that turn (buffer, byte offset) pairs into
         typed pointers and CPU scalars' bits into their values."""
         params, prologue = [], []
-        for name, outer, arg_type in self._arguments():
-            if not isinstance(arg_type, torch.dtype):
+        for name, _, arg_type, kind in self._arguments():
+            if kind == "size":
                 params.append(f"const long {name}")
-            elif _cpu_scalar(outer):
+            elif kind == "scalar":
                 params.append(f"const long {name}_bits")
                 prologue.append(f"const {value_type(arg_type)} {name} = {_scalar_from_bits(arg_type, name + '_bits')};")
             else:
@@ -1440,8 +1440,8 @@ class OpenCLKernel(SIMDKernel):
         arguments = self._arguments()
         for outer in self.args.sizevars:
             wrapper.ensure_size_computed(outer)
-        args = [f"scalar_bits({outer})" if _cpu_scalar(outer) else outer for _, outer, _ in arguments]
-        tensors = sum(isinstance(t, torch.dtype) and not _cpu_scalar(outer) for _, outer, t in arguments)
+        args = [f"scalar_bits({outer})" if kind == "scalar" else outer for _, outer, _, kind in arguments]
+        tensors = sum(kind == "tensor" for *_, kind in arguments)
         grid_arg = len(args)
         for tree in self.range_trees:
             if isinstance(tree.numel, (sympy.Integer, int)):
