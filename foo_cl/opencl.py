@@ -26,7 +26,9 @@ pyopencl is optional (``pip install pyopencl``); ``Kernel`` does not need it.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -252,6 +254,7 @@ class Kernel:
         self.name = name
         self.options = options
         self._params: dict[int, list[tuple[str, str, str]]] = {}
+        self._packers: dict[int, list[Callable[[Any, int], tuple[int, Any]]]] = {}
 
     def __repr__(self) -> str:
         return f"foo_cl.opencl.Kernel({self.name!r})"
@@ -268,14 +271,26 @@ class Kernel:
     ) -> None:
         tensors = [a for a in args if isinstance(a, torch.Tensor)]
         index = tensors[0].device.index if tensors and tensors[0].device.type == "foo" else _C._current_device()
-        params = self.params(index)
-        packed = []
+        packers = self._packers.get(index)
+        if packers is None:
+            packers = self._packers[index] = self._argument_packers(self.params(index))
+        # Each argument is checked in order before the count, so the first wrong one is named.
+        packed = [pack(arg, index) for pack, arg in zip(packers, args)]
+        if len(args) != len(packers):
+            raise TypeError(f"{self.name}() takes {len(packers)} arguments but was given {len(args)}")
+        global_size = (global_size,) if isinstance(global_size, int) else tuple(global_size)
+        local = () if local_size is None else (local_size,) if isinstance(local_size, int) else tuple(local_size)
+        _C._launch_user_kernel(index, self.source, self.name, self.options, packed, list(global_size), list(local))
+
+    def _argument_packers(self, params: list[tuple[str, str, str]]) -> list[Callable[[Any, int], tuple[int, Any]]]:
+        """One packer per argument, from the parameters: what `_C._launch_user_kernel` takes for it
+        (0: a buffer address, 1: value bytes, 2: local bytes). The signature is checked here, once
+        per device, and each argument at every call."""
+        packers = []
         p = 0
-        for i, arg in enumerate(args):
-            if p >= len(params):
-                raise TypeError(f"{self.name}() takes {self._arity(params)} arguments but was given {len(args)}")
+        while p < len(params):
             space, type_name, pname = params[p]
-            where = f"{self.name}() argument {i} ({type_name} {pname})"
+            where = f"{self.name}() argument {len(packers)} ({type_name} {pname})"
             if space == "constant":
                 raise TypeError(
                     f"{where}: foo passes tensors as __global pointers (a __constant one would take the "
@@ -283,33 +298,26 @@ class Kernel:
                     "__global const"
                 )
             if space == "global":
-                packed.append((0, self._buffer_address(arg, index, type_name, where)))
                 if p + 1 >= len(params) or params[p + 1][1] != "ulong":
                     raise TypeError(
                         f"{where}: a tensor parameter is followed by a ulong byte offset in foo's kernel ABI "
                         f"(__global T* {pname}, ulong {pname}_offset)"
                     )
+                packers.append(_buffer_packer(type_name, where))
                 p += 2  # the pointer and its byte offset
             elif space == "local":
-                if not isinstance(arg, LocalMemory):
-                    raise TypeError(f"{where}: a __local pointer takes foo_cl.opencl.LocalMemory(nbytes)")
-                packed.append((2, arg.nbytes))
+                packers.append(functools.partial(_pack_local, where=where))
                 p += 1
             else:
-                packed.append((1, self._value_bytes(arg, type_name, where)))
+                packers.append(_value_packer(type_name, where))
                 p += 1
-        if p != len(params):
-            raise TypeError(f"{self.name}() takes {self._arity(params)} arguments but was given {len(args)}")
-        global_size = (global_size,) if isinstance(global_size, int) else tuple(global_size)
-        local = () if local_size is None else (local_size,) if isinstance(local_size, int) else tuple(local_size)
-        _C._launch_user_kernel(index, self.source, self.name, self.options, packed, list(global_size), list(local))
+        return packers
 
-    @staticmethod
-    def _arity(params: list[tuple[str, str, str]]) -> int:
-        return len(params) - sum(1 for space, _, _ in params if space == "global")
 
-    @staticmethod
-    def _buffer_address(arg: Any, index: int, type_name: str, where: str) -> int:
+def _buffer_packer(type_name: str, where: str) -> Callable[[Any, int], tuple[int, int]]:
+    takes: dict[torch.dtype, bool] = {}  # _pointer_takes per dtype seen
+
+    def pack(arg: Any, index: int) -> tuple[int, int]:
         if not isinstance(arg, torch.Tensor):
             raise TypeError(f"{where}: expected a foo tensor, got {type(arg).__name__}")
         if arg.device.type != "foo":
@@ -320,29 +328,48 @@ class Kernel:
             )
         if not arg.is_contiguous():
             raise ValueError(f"{where}: the kernel sees a tensor as dense memory; pass .contiguous()")
-        if not _pointer_takes(type_name, arg.dtype):
+        if arg.dtype not in takes:
+            takes[arg.dtype] = _pointer_takes(type_name, arg.dtype)
+        if not takes[arg.dtype]:
             raise TypeError(f"{where}: a {type_name} parameter cannot take a {arg.dtype} tensor")
-        return arg.data_ptr()
+        return 0, arg.data_ptr()
 
-    @staticmethod
-    def _value_bytes(arg: Any, type_name: str, where: str) -> bytes:
+    return pack
+
+
+def _pack_local(arg: Any, index: int, where: str) -> tuple[int, int]:
+    if not isinstance(arg, LocalMemory):
+        raise TypeError(f"{where}: a __local pointer takes foo_cl.opencl.LocalMemory(nbytes)")
+    return 2, arg.nbytes
+
+
+def _value_packer(type_name: str, where: str) -> Callable[[Any, int], tuple[int, bytes]]:
+    scalar, count = _scalar_and_lanes(type_name)
+    integral = scalar is not None and np.dtype(scalar).kind in "iu"
+
+    def pack(arg: Any, index: int) -> tuple[int, bytes]:
         if isinstance(arg, bytes):
-            return arg
-        scalar, count = _scalar_and_lanes(type_name)
+            return 1, arg
         if scalar is None:
             raise TypeError(f"{where}: foo cannot convert to {type_name}; pass the argument's bytes")
         if isinstance(arg, torch.Tensor):
             raise TypeError(f"{where}: takes a number, got a tensor")
         try:
+            if count == 1 and type(arg) in (int, float, bool):  # the common case, without numpy arrays
+                if integral and type(arg) is float and not arg.is_integer():
+                    raise ValueError  # no silent truncation of 2.5 to 2
+                return 1, scalar(arg).tobytes()
             values = np.asarray(arg)
             if values.size != count or values.dtype.kind not in "biuf":
                 raise ValueError
             items = values.reshape(-1).tolist()
-            if np.dtype(scalar).kind in "iu" and any(isinstance(v, float) and not v.is_integer() for v in items):
-                raise ValueError  # no silent truncation of 2.5 to 2
+            if integral and any(isinstance(v, float) and not v.is_integer() for v in items):
+                raise ValueError
             converted = np.array([scalar(v) for v in items], dtype=scalar)
         except (ValueError, OverflowError, TypeError):
             raise TypeError(f"{where}: cannot pass {arg!r} as {type_name}") from None
         if count == 3:  # a 3-vector takes the space of a 4-vector
             converted = np.append(converted, scalar(0))
-        return converted.tobytes()
+        return 1, converted.tobytes()
+
+    return pack
