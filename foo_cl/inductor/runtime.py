@@ -58,14 +58,15 @@ class FooKernel:
         self.key = f"inductor:{name}@{hashlib.blake2b(source.encode(), digest_size=16).hexdigest()}"
         # Whether its last argument is its device's error word (codegen's check_bounds).
         self.reports_errors = "FOO_ERROR_PARAM" in source
+        self.loop_block = _LOOP_BLOCKS[loop]
 
     def __repr__(self) -> str:
         return f"FooKernel({self.name!r})"
 
     def __call__(self, *args: torch.Tensor | int) -> None:
         tensors = args[: self.tensors]
-        device = tensors[0].device.index if tensors else _C._current_device()
-        if self.loop != ELEMENTS and _loop_limit(device):
+        device = tensors[0].get_device() if tensors else _C._current_device()
+        if self.loop_block and _loop_limit(device):
             length = int(args[self.grid_arg + 1])  # r0_numel
             turns = length // LANES[ROWS] + 1 if self.loop == ROWS else length
             if turns > _loop_limit(device):
@@ -83,7 +84,7 @@ class FooKernel:
             [t.data_ptr() for t in tensors],
             [int(a) for a in args[self.tensors :]],
             int(args[self.grid_arg]),
-            _LOOP_BLOCKS[self.loop],
+            self.loop_block,
             self.reports_errors,
         )
 
