@@ -17,8 +17,9 @@ pytestmark = pytest.mark.usefixtures("no_fallback")
 
 Tensor = torch.Tensor
 
-# 11 tensors: more than one launch takes (8 at most), one empty and one 0-dim, sizes that are and are not whole vectors.
+# 18 tensors: more than one launch takes (16 at most), one empty and one 0-dim, sizes that are and are not whole vectors.
 SHAPES = [(3,), (17, 5), (1024,), (0,), (33, 33), (), (7,), (64,), (2, 3, 4), (100,), (1,)]
+SHAPES += [(9,), (16,), (2, 17), (31,), (5, 5), (128,), (2,)]
 SCALARS = [0.5 * i - 1.3 for i in range(len(SHAPES))]
 TOLERANCES = {
     torch.float16: {"rtol": 2e-3, "atol": 2e-3},
@@ -176,9 +177,10 @@ def test_foreach_errors_match_cpu(case: str) -> None:
 
 
 def test_a_list_takes_several_tensors_per_launch() -> None:
-    """Eight per launch where the device takes 1 KB of arguments; three with 256 bytes (two tensors and a count,
-    80 bytes per tensor)."""
-    params = [torch.randn(5 + i, device=FOO) for i in range(11)]
+    """As many tensors per launch as the device's argument size takes, 16 at most: 80 bytes per tensor here (two
+    tensors as buffer and offset, a count, six float scalars), twelve tensors where the device takes 1 KB, three
+    with 256 bytes."""
+    params = [torch.randn(5 + i, device=FOO) for i in range(25)]
     grads = [torch.randn_like(p) for p in params]
     torch._foreach_add_(params, grads, alpha=-0.1)  # builds the kernel outside the profile
     torch.foo.synchronize()
@@ -186,7 +188,8 @@ def test_a_list_takes_several_tensors_per_launch() -> None:
         torch._foreach_add_(params, grads, alpha=-0.1)
         torch.foo.synchronize()
     kernels = [e.name for e in prof.events() if e.device_type == DeviceType.PrivateUse1]
-    assert set(kernels) == {"binary/add:pointwise_lists"} and len(kernels) <= 4, kernels
+    per_launch = min(16, torch.foo.get_device_properties(0).max_parameter_size // 80)
+    assert set(kernels) == {"binary/add:pointwise_lists"} and len(kernels) == -(-len(params) // per_launch), kernels
 
 
 def models() -> tuple[torch.nn.Module, torch.nn.Module]:

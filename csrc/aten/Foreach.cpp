@@ -1,7 +1,8 @@
 // The foreach ops torch.optim's default (foreach) steps and grad-scaling call: add, sub, mul, div,
 // lerp, addcmul, addcdiv, sqrt and neg over tensor lists, in place and not. Lists of contiguous
-// tensors of one floating dtype on one device take one launch per eight tensors or so (pointwise_lists,
-// as CUDA's multi-tensor apply); any other list takes ATen's loop of one op per tensor.
+// tensors of one floating dtype on one device take one launch per 16 tensors, or per as many as the
+// device's argument size takes (pointwise_lists, as CUDA's multi-tensor apply); any other list takes
+// ATen's loop of one op per tensor.
 #include "launch/Pointwise.h"
 
 #include <ATen/core/Tensor.h>

@@ -158,7 +158,7 @@ c10::Scalar list_value(const c10::Scalar& value, c10::ScalarType type, int input
 
 // The most tensors one pointwise_lists launch takes: their arguments (output and inputs as buffer
 // and offset, the element count, six by-value scalars) within the device's argument limit.
-constexpr int kMaxListTensors = 8;  // FOO_LIST_EACH of kernels_cl/pointwise.clh
+constexpr int kMaxListTensors = 16;  // FOO_LIST_EACH of kernels_cl/pointwise.clh
 
 int list_capacity(c10::DeviceIndex device, int ninputs, c10::ScalarType compute) {
   const size_t per_tensor = 16 * (1 + ninputs) + sizeof(cl_ulong) + 6 * c10::elementSize(compute);
