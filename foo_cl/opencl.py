@@ -26,7 +26,6 @@ pyopencl is optional (``pip install pyopencl``); ``Kernel`` does not need it.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -306,7 +305,7 @@ class Kernel:
                 packers.append(_buffer_packer(type_name, where))
                 p += 2  # the pointer and its byte offset
             elif space == "local":
-                packers.append(functools.partial(_pack_local, where=where))
+                packers.append(_local_packer(where))
                 p += 1
             else:
                 packers.append(_value_packer(type_name, where))
@@ -337,10 +336,13 @@ def _buffer_packer(type_name: str, where: str) -> Callable[[Any, int], tuple[int
     return pack
 
 
-def _pack_local(arg: Any, index: int, where: str) -> tuple[int, int]:
-    if not isinstance(arg, LocalMemory):
-        raise TypeError(f"{where}: a __local pointer takes foo_cl.opencl.LocalMemory(nbytes)")
-    return 2, arg.nbytes
+def _local_packer(where: str) -> Callable[[Any, int], tuple[int, int]]:
+    def pack(arg: Any, index: int) -> tuple[int, int]:
+        if not isinstance(arg, LocalMemory):
+            raise TypeError(f"{where}: a __local pointer takes foo_cl.opencl.LocalMemory(nbytes)")
+        return 2, arg.nbytes
+
+    return pack
 
 
 def _value_packer(type_name: str, where: str) -> Callable[[Any, int], tuple[int, bytes]]:

@@ -66,7 +66,7 @@ class FooKernel:
     def __call__(self, *args: torch.Tensor | int) -> None:
         tensors = args[: self.tensors]
         device = tensors[0].get_device() if tensors else _C._current_device()
-        if self.loop_block and _loop_limit(device):
+        if self.loop != ELEMENTS and _loop_limit(device):
             length = int(args[self.grid_arg + 1])  # r0_numel
             turns = length // LANES[ROWS] + 1 if self.loop == ROWS else length
             if turns > _loop_limit(device):
