@@ -79,7 +79,9 @@ setup(
             # Kineto's headers include each other without their folder (runtime/Profiler.cpp).
             include_dirs=[str(ROOT / "csrc"), str(ROOT / "kernels_cl"), *kineto_include_dirs()],
             define_macros=[("FOO_CL_VERSION", f'"{VERSION}"')],
-            extra_compile_args=["-O2", "-Wno-deprecated-declarations"],
+            # -g0: Python's CFLAGS add -g, and debug info for torch's templates doubles each file's
+            # compile time (BinaryOps.cpp: 157 s with it, 81 s without, object 37 MB against 3 MB).
+            extra_compile_args=["-O2", "-g0", "-Wno-deprecated-declarations"],
             libraries=["OpenCL"],
         )
     ],
