@@ -111,13 +111,15 @@ KernelCall& KernelCall::count(int64_t n) {
   return value(static_cast<cl_ulong>(n));
 }
 
-KernelCall& KernelCall::layout(const StridedLayout& layout, int ndim, int noperands) {
+KernelCall& KernelCall::layout(const StridedLayout& layout, int ndim, int noperands, int dims) {
   ndim = std::max(ndim, 1);
+  dims = std::max(dims, ndim);
+  TORCH_INTERNAL_ASSERT(dims <= kMaxDims && noperands <= kMaxOperands);
   int64_t packed[kMaxDims * (1 + kMaxOperands)];
   int n = 0;
-  for (int d = 0; d < ndim; ++d) packed[n++] = layout.size[d];
+  for (int d = 0; d < dims; ++d) packed[n++] = d < ndim ? layout.size[d] : 1;
   for (int a = 0; a < noperands; ++a) {
-    for (int d = 0; d < ndim; ++d) packed[n++] = layout.stride[a][d];
+    for (int d = 0; d < dims; ++d) packed[n++] = d < ndim ? layout.stride[a][d] : 0;
   }
   return bytes(packed, n * sizeof(int64_t));
 }

@@ -94,9 +94,10 @@ class KernelCall {
   // A by-value argument of `size` bytes (a dtype-sized value whose C++ type varies at run time).
   KernelCall& bytes(const void* data, size_t size);
 
-  // FOO_LAYOUT(ndim, noperands) of kernels_cl/common.clh: the first max(ndim, 1) sizes, then those
-  // dims' strides of each of the first `noperands` operands.
-  KernelCall& layout(const StridedLayout& layout, int ndim, int noperands);
+  // FOO_LAYOUT(dims, noperands) of kernels_cl/common.clh: the first max(ndim, 1) sizes, then those
+  // dims' strides of each of the first `noperands` operands; a kernel built for more dims (`dims`)
+  // gets them as dims of size 1 past ndim.
+  KernelCall& layout(const StridedLayout& layout, int ndim, int noperands, int dims = 0);
 
   // The device's error word (runtime/DeviceErrors.h, FOO_ERROR_PARAM in kernels_cl/common.clh), for a
   // kernel that reports bad indices there: the next synchronisation of its stream raises them.

@@ -81,7 +81,10 @@ struct Variant {
   c10::ScalarType compute;
   c10::ScalarType rounding;  // the 16-bit dtype results round to before a wider output, or Undefined
   uint8_t cpu_scalars;  // bit k: input k is a CPU scalar passed by value
-  int8_t ndim;          // 0 for the contiguous variant
+  // NDIM: the dims of the strided kernel's layout, the most a launch passes on the device (0 for the
+  // foreach programs), so one program has the contiguous and the strided kernel for every rank.
+  int8_t layout_dims;
+  bool strided;
   bool vectorized;
   bool index64;
   uint8_t list;  // pointwise_lists' LIST, or 0
@@ -110,13 +113,13 @@ std::string build_options(const Variant& v, int ninputs) {
   }
   if (v.rounding != c10::ScalarType::Undefined) options += std::string("-DROUND_") + dtype_name(v.rounding) + " ";
   if (v.vectorized) options += "-DVEC=" + std::to_string(runtime::device_info(v.device).vector_width) + " ";
-  if (v.ndim > 0) options += "-DNDIM=" + std::to_string(v.ndim);
+  if (v.layout_dims > 0) options += "-DNDIM=" + std::to_string(v.layout_dims) + " ";
   if (v.list > 0) options += "-DLIST=" + std::to_string(v.list);
   return options;
 }
 
 const char* variant_name(const Variant& v) {
-  return v.list > 0 ? "pointwise_lists" : v.ndim > 0 ? "pointwise_strided" : "pointwise_contig";
+  return v.list > 0 ? "pointwise_lists" : v.strided ? "pointwise_strided" : "pointwise_contig";
 }
 
 cl_kernel variant_kernel(const Variant& v, int ninputs) {
@@ -325,11 +328,16 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
       write_scalar(params.begin()[p], variant.compute, scalars + (3 + p) * width);
     }
     call.bytes(scalars, 6 * width);
-    if (slice) call.layout(slice->layout, slice->ndim, slice->noperands);
+    if (slice) call.layout(slice->layout, slice->ndim, slice->noperands, variant.layout_dims);
     call.count(numel);
     slice ? call.launch_walk(numel) : call.launch(numel);
   };
 
+  // The other arguments of a strided launch: the tensors, the by-value scalars (complex128 ones are
+  // 16 bytes) and the count.
+  const size_t other_arg_bytes = std::max(
+      16 * iter.ntensors() + 6 * c10::elementSize(variant.compute) + sizeof(cl_ulong), kNonLayoutArgBytes);
+  variant.layout_dims = static_cast<int8_t>(max_layout_dims(variant.device, 1 + iter.ntensors(), other_arg_bytes));
   if (is_contiguous_ignoring_scalars(iter)) {
     variant.vectorized = variant.rounding == c10::ScalarType::Undefined &&
                          can_vectorize(iter, variant.compute, runtime::device_info(variant.device).vector_width);
@@ -337,17 +345,15 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
                     nullptr, n);
     return;
   }
-  // The other arguments: the tensors, the by-value scalars (complex128 ones are 16 bytes) and the count.
-  const size_t other_arg_bytes = 16 * iter.ntensors() + 6 * c10::elementSize(variant.compute) + sizeof(cl_ulong);
+  variant.strided = true;
   for_each_strided_slice(
       iter,
       [&](const StridedSlice& slice) {
-        variant.ndim = static_cast<int8_t>(slice.ndim);
         variant.index64 = slice.numel > static_cast<int64_t>(UINT32_MAX);
         bind_and_launch(KernelCall(variant.device, variant_kernel(variant, iter.ninputs()), "pointwise_strided", key),
                         slice.offsets, &slice, slice.numel);
       },
-      std::max(other_arg_bytes, kNonLayoutArgBytes));
+      other_arg_bytes);
 }
 
 }  // namespace foo_cl::launch

@@ -41,9 +41,10 @@ std::vector<Dim> collapse(const std::vector<Dim>& dims) {
   return out;
 }
 
-// The layout of kernels_cl/reduce/reduce.clh, fastest dim first.
+// The layout of kernels_cl/reduce/reduce.clh, fastest dim first (a full reduction's kept layout: one dim of size 1).
 StridedLayout to_layout(const std::vector<Dim>& dims) {
   StridedLayout layout;
+  layout.size[0] = 1;
   for (size_t i = 0; i < dims.size(); ++i) {
     const Dim& d = dims[dims.size() - 1 - i];
     layout.size[i] = d.size;
@@ -214,18 +215,22 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
 
   const Program prog = program(op.reduction);
   const runtime::DeviceInfo& info = runtime::device_info(device);
-  const std::string options = dtype_option("IN0", self.scalar_type()) + dtype_option("OUT", out.scalar_type()) +
-                              compute_option(op.compute) + "-DKDIM=" + std::to_string(kept.size()) +
-                              " -DRDIM=" + std::to_string(red.size()) + " " + prog.options;
   const StridedLayout kept_layout = to_layout(kept), red_layout = to_layout(red);
   const int kdims = static_cast<int>(kept.size()), rdims = static_cast<int>(red.size());
+  // The programs' ranks (KDIM, RDIM): the most dims where their layouts fit the device's argument
+  // limit, passed as dims of size 1 past the collapsed ranks, so one program serves every rank.
+  const bool padded = layouts_fit(device, kMaxDims, kMaxDims);
+  const int kept_dims = padded ? kMaxDims : kdims, red_dims = padded ? kMaxDims : rdims;
+  const std::string options = dtype_option("IN0", self.scalar_type()) + dtype_option("OUT", out.scalar_type()) +
+                              compute_option(op.compute) + "-DKDIM=" + std::to_string(kept_dims) +
+                              " -DRDIM=" + std::to_string(red_dims) + " " + prog.options;
   const std::array<c10::Scalar, 2> params = {op.params.size() > 0 ? op.params[0] : c10::Scalar(0),
                                              op.params.size() > 1 ? op.params[1] : c10::Scalar(0)};
   // Combines each output's per-slice accumulators (stored output-major) into the output.
   auto finish_partials = [&](const std::string& build, const at::Tensor& partial, int64_t slices,
                              const at::Tensor& values, const void* out2) {
     KernelCall finish(device, prog.key, "reduce_partials", build);
-    finish.buffer(values.const_data_ptr()).buffer(out2).layout(kept_layout, kdims, 3);
+    finish.buffer(values.const_data_ptr()).buffer(out2).layout(kept_layout, kdims, 3, kept_dims);
     finish.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_uint>(slices));
     finish.scalar(params[0], op.compute);
     finish.scalar(params[1], op.compute);
@@ -243,7 +248,7 @@ void launch_reduce(const at::Tensor& self, const at::Tensor& out, const at::Tens
   // parameters, and where a slice's result goes (`partial`, or the output `values`).
   auto slice_args = [&](KernelCall& call, int64_t slices, int64_t chunk, const at::Tensor& partial,
                         const at::Tensor& values) {
-    call.layout(kept_layout, kdims, 3).layout(red_layout, rdims, 1);
+    call.layout(kept_layout, kdims, 3, kept_dims).layout(red_layout, rdims, 1, red_dims);
     call.value(static_cast<cl_ulong>(n_out)).value(static_cast<cl_ulong>(n_red));
     call.value(static_cast<cl_uint>(slices)).value(static_cast<cl_ulong>(chunk));
     call.scalar(params[0], op.compute);
