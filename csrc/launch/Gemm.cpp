@@ -217,9 +217,9 @@ void launch_candidate(const Gemm& g, const tune::Candidate& candidate) {
       g.c.mul_(g.beta);
     }
   } else if (packed || tune::is_variant(candidate, "nn")) {
-    const int tm = p("TM"), vw = p("VW");
-    // Groups no taller than M needs: the padding rows would each repeat row M - 1's work.
-    const int lm = static_cast<int>(std::min<int64_t>(p("LM"), ceil_div(M, tm)));
+    // NOTE: groups of LM rows of tiles even where M needs fewer (their padding skips the products):
+    // PoCL compiles a kernel anew for each group size it is launched with, seconds each for these.
+    const int tm = p("TM"), vw = p("VW"), lm = p("LM");
     // Narrow outputs take fewer vectors per work-item, so fewer columns fall to the tail.
     const int nv = static_cast<int>(std::clamp<int64_t>(N / vw, 1, p("NV")));
     // A product no deeper than one block needs no barrier.

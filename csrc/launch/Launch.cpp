@@ -11,6 +11,7 @@
 #include <ATen/ops/empty.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace foo_cl::launch {
@@ -174,10 +175,12 @@ void KernelCall::launch_walk(int64_t n) {
   if (n <= 0 || !info.cpu_class) return launch(n);
   // A work-item takes at least kShare elements; groups of up to 64 items, as many as there are
   // compute units where the elements allow.
+  // NOTE: a power of two of items: PoCL compiles a kernel anew for each group size it is launched
+  // with (100 ms to seconds each), and any size up to 64 made a strided copy compile up to 64 times.
   constexpr size_t kShare = 256;
   const size_t items = (static_cast<size_t>(n) + kShare - 1) / kShare;
   const size_t units = std::max<uint32_t>(info.compute_units, 1);
-  const size_t local = std::clamp<size_t>(items / units, 1, 64);
+  const size_t local = std::bit_floor(std::clamp<size_t>(items / units, 1, 64));
   launch_groups(std::min<size_t>((items + local - 1) / local, max_groups(info)), local);
 }
 

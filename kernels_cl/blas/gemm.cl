@@ -3,7 +3,8 @@
 // kernels, whose parameters the tuner (csrc/tune/) picks per device and shape class.
 //
 // gemm_nn: B's rows are contiguous. A work-item computes a TM x (NV * VW) tile, broadcasting A's
-//   elements against VW-wide vectors of B; rows past M repeat row M - 1 and are not stored. With KC,
+//   elements against VW-wide vectors of B; rows past M repeat row M - 1 and are not stored, and a
+//   work-item wholly past M or past the last tile (the padding of a group) skips the products. With KC,
 //   K is walked in blocks of KC with a barrier between them, so the work-items of a group (LM x LN)
 //   share each block of A and B while it is in cache (a CPU device runs a group on one core). With
 //   PACKED, B comes packed by the launcher in panels of NV * VW columns, each panel's K rows one
@@ -50,7 +51,7 @@ inline VT foo_clamped_lanes(__global const ct* row, long first, long n, long str
 #endif
 
 // The launcher passes the number of whole NV * VW column tiles (1 with TAIL); work-items past M or
-// past the last tile (the padding of a group) compute a repeat of the last one and store nothing.
+// past the last tile (the padding of a group) only reach the barriers.
 // Work-groups run in bands of `band` groups along M: each band's groups take every column tile in
 // turn, walking down the band for each, so the band's rows of A stay in cache while B streams past
 // (the launcher sizes bands to the cache; a band of every group is the plain order).
@@ -80,8 +81,9 @@ __kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles, long band) {
     for (int j = 0; j < NV; ++j) acc[i][j] = 0;
   }
   const long kc = KC > 0 ? KC : s.k;
+  const bool padding = m0 >= s.m || tile >= n_tiles;
   for (long kb = 0; kb < s.k; kb += kc) {
-    const long k_end = min(kb + kc, s.k);
+    const long k_end = padding ? kb : min(kb + kc, s.k);
     for (long k = kb; k < k_end; ++k) {
       VT bv[NV];
 #pragma unroll
@@ -97,7 +99,7 @@ __kernel void gemm_nn(FOO_GEMM_PARAMS, long n_tiles, long band) {
     barrier(CLK_GLOBAL_MEM_FENCE);
 #endif
   }
-  if (tile >= n_tiles) return;
+  if (padding) return;
   // Rows of C contiguous along N take vector stores of whole vectors (a TAIL's last may be part of
   // one), when D's rows are contiguous too or each one value (a convolution's bias, d_n == 0).
   const bool vector_store = s.c_n == 1 && (beta == 0 || s.d_n == 1 || s.d_n == 0);
