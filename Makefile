@@ -14,33 +14,36 @@ SOURCES := setup.py $(shell find csrc kernels_cl -type f -not -path 'csrc/genera
 # 12 minutes while the other waited.
 TEST_WORKERS ?= auto
 
-# The suite runs three times: on PoCL with the variants foo-cl picks for its devices, on PoCL with
-# the GPU variants forced (FOO_CL_DEVICE_CLASS=gpu) and an embedded profile's 256-byte kernel
-# argument limit, so the code GPUs and small devices run is tested on CPU OpenCL drivers too, and
-# on Mesa's rusticl (llvmpipe), a second implementation with fewer capabilities
-# (tests needing one it lacks skip, tests/capability_needs.txt).
+# The suite runs three times. First on PoCL, in full, with the variants foo-cl picks for a CPU device.
+# Then on Mesa's rusticl (llvmpipe), a second OpenCL implementation with fewer capabilities, where
+# foo-cl takes the variants it takes on GPUs (work-group reductions, local-memory tiles; its device
+# ends long loops) and Mesa's compiler and math library build every kernel: tests needing a
+# capability it lacks skip (tests/capability_needs.txt). Last on PoCL with the GPU variants forced
+# and an embedded profile's 256-byte kernel argument limit: the kernels whose layouts and lists of
+# tensors must fit that limit, the 64-bit atomics rusticl lacks, and the GPU variants of attention
+# and of the kernels Inductor generates (which llvmpipe runs too slowly: 61% of a rusticl run).
+# NOTE: each run builds every kernel it launches anew (PoCL takes 0.3 s a program and as much again
+# per work-group size a kernel is launched with; a cold first run spends half its time there), so the
+# later two leave out what they would repeat: the dtypes whose kernels are a kept dtype's with other
+# element types (--dtype-per-kind, tests/conftest.py), the compiled third-party models (the
+# compiled_models marker), what runs on the host alike for every kernel variant, and PyTorch's
+# OpInfo samples (op semantics, which the first run checks on the same kernel sources).
 POCL := FOO_CL_PLATFORM="Portable Computing Language"
 RUSTICL := FOO_CL_PLATFORM=rusticl RUSTICL_ENABLE=llvmpipe
-PYTEST := $(PY) -m pytest tests -n $(TEST_WORKERS) --dist worksteal
-# What runs on the host alike for every kernel variant (imports, serialization, module conversion,
-# pinned memory, the profiler, the kernel cache and kernel code mapping, the fallback, streams, the
-# allocator, the benchmark plot, pyopencl interop and user kernels, torch.distributed) is left out of
-# the GPU-variant run, and so are the dtypes whose kernels are a kept dtype's with other element
-# types (--dtype-per-kind, tests/conftest.py): the GPU variants differ from the CPU ones in how
-# work is spread and looped over, which the kept dtypes exercise.
-HOST_SIDE := runtime_import runtime_serialization runtime_module_conversion runtime_pinned runtime_profiler \
-	runtime_kernel_cache runtime_kernel_code runtime_fallback runtime_streams runtime_memory benchmark_plot \
-	distributed opencl_interop opencl_kernels
-# Compiled third-party models (the compiled_models marker: the transformers models, a quarter of the rusticl
-# run's time on a fresh machine) run in the first configuration only; in the others, the compile tests
-# check the kinds of kernel Inductor generates for them (pointwise, reductions, softmax and norm patterns,
-# indexing, random numbers) and compile the example models. A -m in PYTEST_ARGS, which comes last, wins.
-WITHOUT_COMPILED_MODELS := -m "not compiled_models"
-GPU_VARIANTS_ONLY := $(foreach t,$(HOST_SIDE),--ignore=tests/test_$(t).py) --dtype-per-kind $(WITHOUT_COMPILED_MODELS)
+GPU_VARIANTS := FOO_CL_DEVICE_CLASS=gpu FOO_CL_MAX_PARAMETER_SIZE=256
+PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal
+REPEATED := --dtype-per-kind -m "not compiled_models"
+FIRST_RUN_ONLY := runtime_import runtime_serialization runtime_module_conversion runtime_pinned runtime_profiler \
+	runtime_kernel_code runtime_fallback runtime_streams runtime_memory benchmark_plot distributed \
+	opencl_interop opencl_kernels opinfo opinfo_more opinfo_linalg opinfo_nn
+GPU_FORCED := elementwise_semantics views copy index foreach reductions attention compile
+RUSTICL_TESTS := tests $(foreach t,$(FIRST_RUN_ONLY) attention compile,--ignore=tests/test_$(t).py) $(REPEATED)
+# Of the reductions, all but the matrix of every op, dtype and layout, which rusticl runs.
+GPU_FORCED_TESTS := $(foreach t,$(GPU_FORCED),tests/test_$(t).py) $(REPEATED) -k "not test_reduction_matches_cpu"
 test: build test-system
-	$(POCL) $(PYTEST) $(PYTEST_ARGS)
-	$(POCL) FOO_CL_DEVICE_CLASS=gpu FOO_CL_MAX_PARAMETER_SIZE=256 $(PYTEST) $(GPU_VARIANTS_ONLY) $(PYTEST_ARGS)
-	$(RUSTICL) $(PYTEST) $(WITHOUT_COMPILED_MODELS) $(PYTEST_ARGS)
+	$(POCL) $(PYTEST) tests $(PYTEST_ARGS)
+	$(RUSTICL) $(PYTEST) $(RUSTICL_TESTS) $(PYTEST_ARGS)
+	$(POCL) $(GPU_VARIANTS) $(PYTEST) $(GPU_FORCED_TESTS) $(PYTEST_ARGS)
 
 bench: build
 	$(PY) -m benchmarks.run $(BENCH_ARGS)
