@@ -241,7 +241,11 @@ def test_the_budget_bounds_timing_to_the_default_first(tmp_path):
 
 
 def test_program_builds_do_not_count_against_the_budget(tmp_path):
-    # Cold kernel caches (foo's, PoCL's and Mesa's), so every candidate's program is built while tuning.
+    # NOTE: rusticl compiles part of a program at its first launch, which the tuner times: a cold
+    # ci-fresh run there timed only the first candidate within the budget.
+    if not ON_POCL:
+        pytest.skip(f"{PROPERTIES.name} compiles programs partly at their first launch, which tuning times")
+    # Cold kernel caches (foo's and PoCL's), so every candidate's program is built while tuning.
     budget = 100
     result = run_workload(
         tmp_path / "tuning",
@@ -249,13 +253,10 @@ def test_program_builds_do_not_count_against_the_budget(tmp_path):
         FOO_CL_TUNE_BUDGET_MS=str(budget),
         FOO_CL_CACHE_DIR=str(tmp_path / "kernels"),
         POCL_CACHE_DIR=str(tmp_path / "pocl"),
-        MESA_SHADER_CACHE_DIR=str(tmp_path / "mesa"),
     )
     [(_family, _class, _choice, timings)] = result["choices"]
-    # NOTE: rusticl compiles part of a program at its first launch, which the tuner times: a cold
-    # ci-fresh run there timed only the first candidate within the budget.
-    if not ON_POCL or result["gemm_build_ms"] < budget:
-        pytest.skip(f"{PROPERTIES.name} compiles (partly) at first launch, or built every candidate within the budget")
+    if result["gemm_build_ms"] < budget:
+        pytest.skip(f"{PROPERTIES.name} built every candidate within the budget")
     assert len(timings) > 1
 
 
