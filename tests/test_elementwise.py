@@ -468,6 +468,54 @@ def test_zero_dim_cpu_tensor_operand_matches_cpu(case, position):
         assert_matches(*outcome, op.exact, op.zero_sign)
 
 
+# (op, dtype, which operand is 0-dim) for every op of two or three tensors.
+ZERO_DIM_OPERAND_CASES = [
+    (name, dtype, position)
+    for name, dtype in supported(
+        [name for name, op in OPS.items() if len(op.domains) > 1], [torch.float32, torch.int64]
+    )
+    for position in range(len(OPS[name].domains))
+]
+
+
+@pytest.mark.parametrize("case", ZERO_DIM_OPERAND_CASES, ids=lambda c: f"{case_id(c[:2])}-operand{c[2]}")
+def test_zero_dim_foo_tensor_operand_matches_cpu(case):
+    """A 0-dim foo tensor broadcast over the others (the kernel reads its one element once)."""
+    name, dtype, position = case
+    op = OPS[name]
+    operands = [operand_values((4, 6), dtype, domain, seed=i) for i, domain in enumerate(op.domains)]
+    operands[position] = operand_values((), operands[position].dtype, op.domains[position], seed=7)
+    outcome = run_like_cpu(
+        lambda: op.fn(*operands, **op.kwargs), lambda: op.fn(*[t.to(FOO) for t in operands], **foo_kwargs(op.kwargs))
+    )
+    if outcome:
+        assert_matches(*outcome, op.exact, op.zero_sign)
+
+
+# where's operands: each in turn a 0-dim foo tensor (or the other value a Python number); mixed dtypes.
+WHERE_SCALAR_CASES = {
+    "python_other": lambda m, x, s: torch.where(m, x, 0.5),
+    "python_self": lambda m, x, s: torch.where(m, -2, x),
+    "zero_dim_other": lambda m, x, s: torch.where(m, x, s),
+    "zero_dim_self": lambda m, x, s: torch.where(m, s, x),
+    "zero_dim_condition": lambda m, x, s: torch.where(m[0, 0], x, x * 2),
+    "zero_dim_int_other": lambda m, x, s: torch.where(m, x, s.to(torch.int32)),
+    "both_zero_dim": lambda m, x, s: torch.where(m, s, s + 1),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int32], ids=dtype_id)
+@pytest.mark.parametrize("case", WHERE_SCALAR_CASES.values(), ids=WHERE_SCALAR_CASES.keys())
+def test_where_with_scalar_operands_matches_cpu(case, dtype):
+    # Large enough that the kernel's work-items take whole vectors.
+    mask = operand_values((300, 257), torch.bool, "mask", seed=1)
+    x = operand_values((300, 257), dtype, "real", seed=2)
+    s = torch.tensor(-7.5).to(dtype)
+    outcome = run_like_cpu(lambda: case(mask, x, s), lambda: case(mask.to(FOO), x.to(FOO), s.to(FOO)))
+    assert outcome is not None
+    assert_matches(*outcome, exact=True)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int16, torch.bfloat16], ids=dtype_id)
 def test_masked_fill_with_a_zero_dim_cpu_value_matches_cpu(dtype):
     x = operand_values((4, 6), dtype, "real", seed=0)
@@ -610,18 +658,25 @@ def test_internal_overlap_is_rejected_like_cpu(case):
     assert run_like_cpu(lambda: case(x.clone()), lambda: case(x.to(FOO)), same_message=True) is None
 
 
-# Each gets a (4, 4) tensor and works on it in place.
+# Each gets a square tensor and works on it in place.
 FULL_OVERLAP_CASES = {
     "out_is_input": lambda x: torch.add(x, 1, out=x),
     "out_is_both_inputs": lambda x: torch.mul(x, x, out=x),
     "in_place_with_self": lambda x: x.sub_(x),
     "transposed_in_place_with_self": lambda x: x.t().mul_(x.t()),
+    "where_out_is_input": lambda x: torch.where(x > 0, x, x * 3, out=x),
+    "masked_fill_in_place": lambda x: x.masked_fill_(x < 0, -1.5),
+    "clamp_in_place_with_tensor_bounds": lambda x: x.clamp_(x.flip(0), x.flip(1)),
 }
 
 
+# 4: one element a work-item. 300: whole vectors, where the kernel's compiler vectorizes a work-item's
+# loop (a contiguous kernel declares its output not to alias its inputs, which exact aliasing keeps true
+# element by element).
+@pytest.mark.parametrize("size", [4, 300])
 @pytest.mark.parametrize("case", FULL_OVERLAP_CASES.values(), ids=FULL_OVERLAP_CASES.keys())
-def test_exact_aliasing_is_allowed_like_cpu(case):
-    x = operand_values((4, 4), torch.float32, "real", seed=0)
+def test_exact_aliasing_is_allowed_like_cpu(case, size):
+    x = operand_values((size, size), torch.float32, "real", seed=0)
     cpu_x, foo_x = x.clone(), x.to(FOO)
     case(cpu_x)
     case(foo_x)

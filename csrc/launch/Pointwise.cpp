@@ -49,10 +49,10 @@ c10::ScalarType common_type(const at::TensorIteratorBase& iter, c10::ScalarType 
 // Vector loads need every tensor in the compute dtype, or in float16 for float (vload_halfN).
 // NOTE: PoCL 3.1 compiles vload_half8/vstore_half8 to 16-byte aligned moves (the spec asks only for
 // 2-byte alignment), so a float16 operand must start on a whole vector.
-bool can_vectorize(const at::TensorIteratorBase& iter, c10::ScalarType compute, int width) {
+bool can_vectorize(const at::TensorIteratorBase& iter, c10::ScalarType compute, int width, uint8_t scalar_inputs) {
   if (compute != c10::kFloat && compute != c10::kDouble) return false;
   for (int a = 0; a < iter.ntensors(); ++a) {
-    if (iter.is_cpu_scalar(a)) continue;
+    if (a > 0 && (scalar_inputs & (1 << (a - 1)))) continue;
     const c10::ScalarType type = iter.dtype(a);
     if (type == c10::kHalf && compute == c10::kFloat) {
       if (!is_vector_aligned(iter.data_ptr(a), width * sizeof(c10::Half))) return false;
@@ -63,10 +63,22 @@ bool can_vectorize(const at::TensorIteratorBase& iter, c10::ScalarType compute, 
   return true;
 }
 
-bool is_contiguous_ignoring_scalars(const at::TensorIteratorBase& iter) {
+// The inputs that are one element on the device broadcast over the others (a 0-dim tensor):
+// bit k for input k. The kernel reads such an input once, as it takes a CPU scalar's value.
+uint8_t device_scalar_inputs(const at::TensorIteratorBase& iter) {
+  uint8_t bits = 0;
+  if (iter.ndim() != 1 || iter.numel() <= 1) return bits;
+  for (int k = 0; k < iter.ninputs(); ++k) {
+    if (!iter.is_cpu_scalar(k + 1) && iter.strides(k + 1)[0] == 0) bits |= 1 << k;
+  }
+  return bits;
+}
+
+// Whether every operand is contiguous but the inputs read as values (`scalar_inputs`, bit k for input k).
+bool is_contiguous_ignoring_scalars(const at::TensorIteratorBase& iter, uint8_t scalar_inputs) {
   if (iter.ndim() > 1) return false;
   for (int a = 0; a < iter.ntensors(); ++a) {
-    if (iter.is_cpu_scalar(a) || iter.numel() <= 1) continue;
+    if ((a > 0 && (scalar_inputs & (1 << (a - 1)))) || iter.numel() <= 1) continue;
     if (iter.strides(a)[0] != static_cast<int64_t>(c10::elementSize(iter.dtype(a)))) return false;
   }
   return true;
@@ -81,6 +93,7 @@ struct Variant {
   c10::ScalarType compute;
   c10::ScalarType rounding;  // the 16-bit dtype results round to before a wider output, or Undefined
   uint8_t cpu_scalars;  // bit k: input k is a CPU scalar passed by value
+  uint8_t device_scalars;  // bit k: input k is one element on the device, read once (device_scalar_inputs)
   // NDIM: the dims of the strided kernel's layout, the most a launch passes on the device (0 for the
   // foreach programs), so one program has the contiguous and the strided kernel for every rank.
   int8_t layout_dims;
@@ -110,6 +123,7 @@ std::string build_options(const Variant& v, int ninputs) {
     const std::string name = "IN" + std::to_string(k);
     options += dtype_option(name.c_str(), v.dtype[k + 1], Complex::accepted);
     if (v.cpu_scalars & (1 << k)) options += "-D" + name + "_SCALAR ";
+    if (v.device_scalars & (1 << k)) options += "-D" + name + "_SCALAR -D" + name + "_ON_DEVICE ";
   }
   if (v.rounding != c10::ScalarType::Undefined) options += std::string("-DROUND_") + dtype_name(v.rounding) + " ";
   if (v.vectorized) options += "-DVEC=" + std::to_string(runtime::device_info(v.device).vector_width) + " ";
@@ -338,9 +352,12 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
   const size_t other_arg_bytes = std::max(
       16 * iter.ntensors() + 6 * c10::elementSize(variant.compute) + sizeof(cl_ulong), kNonLayoutArgBytes);
   variant.layout_dims = static_cast<int8_t>(max_layout_dims(variant.device, 1 + iter.ntensors(), other_arg_bytes));
-  if (is_contiguous_ignoring_scalars(iter)) {
+  const uint8_t device_scalars = device_scalar_inputs(iter);
+  if (is_contiguous_ignoring_scalars(iter, variant.cpu_scalars | device_scalars)) {
+    variant.device_scalars = device_scalars;
     variant.vectorized = variant.rounding == c10::ScalarType::Undefined &&
-                         can_vectorize(iter, variant.compute, runtime::device_info(variant.device).vector_width);
+                         can_vectorize(iter, variant.compute, runtime::device_info(variant.device).vector_width,
+                                       variant.cpu_scalars | device_scalars);
     bind_and_launch(KernelCall(variant.device, variant_kernel(variant, iter.ninputs()), "pointwise_contig", key), {},
                     nullptr, n);
     return;
