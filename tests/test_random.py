@@ -917,6 +917,23 @@ def test_topk_out_and_long_rows():
     assert_exact(indices.cpu(), expected.indices)  # distinct values: one right answer
 
 
+@pytest.mark.parametrize("largest", [True, False], ids=["largest", "smallest"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64], ids=dtype_id)
+@pytest.mark.parametrize(
+    "shape, k",
+    [((1, 20000), 7), ((2, 3001), 64), ((2, 3001), 65), ((40, 129), 64), ((5, 64), 64)],
+    ids=["one_long_row", "most_kept_by_a_scan", "sorted_instead", "many_rows", "whole_rows"],
+)
+def test_topk_of_ties_and_nans_is_the_stable_sort_prefix(shape, k, dtype, largest):
+    """foo's topk is the first k of the stable sort, ties in index order (CPU's picks among ties its own way):
+    rows scanned in segments and their candidates merged (few long rows) give the same."""
+    x = sort_input(shape, dtype)
+    expected = torch.sort(x, dim=-1, descending=largest, stable=True)
+    actual = torch.topk(x.to(FOO), k, largest=largest)
+    assert_exact(actual.values.cpu(), expected.values[:, :k])
+    assert_exact(actual.indices.cpu(), expected.indices[:, :k])
+
+
 # ---- dropout --------------------------------------------------------------------------------------------
 
 

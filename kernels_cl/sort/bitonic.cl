@@ -3,32 +3,8 @@
 // of CHUNK elements run in local memory, one work-group of CHUNK / 2 items per chunk; wider stages
 // run one launch each. NaN sorts above every number; equal keys keep their original order (the
 // position breaks ties), so results match a stable sort. Padding sorts last in either direction.
-// Build options: KEY (dtype name), INDEX_T (for rows * P), CHUNK, DESCENDING, COMPUTE_IS_FLOAT_KEY.
-#include "common.clh"
-
-typedef FOO_COMPUTE(KEY) kt;
-typedef FOO_STORAGE(KEY) key_storage_t;
-
-#ifdef COMPUTE_IS_FLOAT_KEY
-#define FOO_KEY_ISNAN(x) isnan(x)
-#else
-#define FOO_KEY_ISNAN(x) 0
-#endif
-
-// True when (ka, ia) belongs before (kb, ib); a negative position marks padding.
-inline bool foo_before(kt ka, long ia, kt kb, long ib) {
-  if (ia < 0) return false;
-  if (ib < 0) return true;
-  const bool a_nan = FOO_KEY_ISNAN(ka), b_nan = FOO_KEY_ISNAN(kb);
-#ifdef DESCENDING
-  if (a_nan != b_nan) return a_nan;
-  if (!a_nan && ka != kb) return ka > kb;
-#else
-  if (a_nan != b_nan) return b_nan;
-  if (!a_nan && ka != kb) return ka < kb;
-#endif
-  return ia < ib;
-}
+// Build options: sort/order.clh's, INDEX_T (for rows * P), CHUNK.
+#include "sort/order.clh"
 
 __kernel void sort_init(__global const char* keys, ulong keys_offset, __global char* work_keys, ulong work_keys_offset,
                         __global char* work_pos, ulong work_pos_offset, ulong n, ulong padded, INDEX_T total) {
