@@ -91,6 +91,37 @@ def test_integer_division_ignores_zeros_outside_the_divisor_view(fn):
     assert_exact(outcome[0].cpu(), outcome[1])
 
 
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64], ids=dtype_id)
+@pytest.mark.parametrize("fn", INTEGER_DIVISIONS.values(), ids=INTEGER_DIVISIONS.keys())
+def test_integer_division_across_int32s_range_matches_cpu(fn, dtype):
+    """Dividends and divisors on both sides of int32's bounds, and each type's most negative value."""
+    info = torch.iinfo(dtype)
+    values = [info.min, info.min + 1, -(2**31) - 1, -(2**31), -(2**31) + 1, -7, 0, 7, 2**31 - 1, 2**31, info.max]
+    a = torch.tensor([v for v in values if info.min <= v <= info.max], dtype=dtype)
+    divisors = [d for d in [2, -3, 7, 2**31 - 1, -(2**31), 2**31 + 5, info.min] if info.min <= d <= info.max]
+    a, b = a.repeat(len(divisors)), torch.tensor(divisors, dtype=dtype).repeat_interleave(len(a))
+    outcome = run_like_cpu(lambda: fn(a.clone(), b), lambda: fn(a.to(FOO), b.to(FOO)))
+    assert outcome is not None
+    assert_exact(outcome[0].cpu(), outcome[1])
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int32, torch.int64], ids=dtype_id)
+def test_integer_division_by_minus_one(dtype):
+    """Remainders by -1 are 0 and quotients the negation, the most negative value's wrapping to itself (the
+    CPU backend's scalar loop traps on it, so the expected values are written out)."""
+    info = torch.iinfo(dtype)
+    a = torch.tensor([info.min, info.min + 1, -7, 0, 7, info.max], dtype=dtype)
+    negated = torch.tensor([info.min, info.max, 7, 0, -7, info.min + 1], dtype=dtype)
+    minus_one = torch.full_like(a, -1).to(FOO)
+    for fn, expected in [
+        (torch.floor_divide, negated),
+        (lambda x, y: torch.div(x, y, rounding_mode="trunc"), negated),
+        (torch.remainder, torch.zeros_like(a)),
+        (torch.fmod, torch.zeros_like(a)),
+    ]:
+        assert_exact(fn(a.to(FOO), minus_one).cpu(), expected)
+
+
 @pytest.mark.parametrize("dtype", INT_DTYPES + [torch.bool], ids=dtype_id)
 def test_true_division_of_integers_by_zero_gives_inf_and_nan(dtype):
     a = torch.tensor([1, 0, 1, 0], dtype=dtype)

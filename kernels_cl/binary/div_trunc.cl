@@ -4,6 +4,6 @@
 #define OP(a, b) trunc((a) / (b))
 #else
 // NOTE: the host raises on integer division by zero; 0 here only keeps the device from trapping.
-#define OP(a, b) ((b) == 0 ? (ct)0 : (a) / (b))
+#define OP(a, b) ((b) == 0 ? (ct)0 : FOO_BY_MINUS_ONE(b) ? FOO_NEGATED(a) : (a) / (b))
 #endif
 #include "pointwise.clh"
