@@ -1,5 +1,6 @@
 """Elementwise rows: the elementwise targets (add and exp out=, broadcast and transposed add, float16
-add, per-op overhead of a small in-place add) and one row per op family. Rates count the bytes
+add, per-op overhead of a small in-place add) and one row per op family, masked selections (a
+random mask) with a scalar and in place too. Rates count the bytes
 read and written once (add of 16M float32: 2 x 64 MB read + 64 MB written).
 """
 
@@ -96,6 +97,20 @@ def _ternary_rows() -> None:
         return lambda: torch.where(c, x, y)
 
     _family("ternary where", "16M float32", 3 * 4 * N16M + N16M, where)
+
+    def where_scalar(device: str) -> Op:
+        x = _rand((N16M,), device)
+        c = x > 0.5
+        return lambda: torch.where(c, x, 0.0)
+
+    _family("where(mask, x, 0.0)", "16M float32", 2 * 4 * N16M + N16M, where_scalar)
+
+    def masked_fill(device: str) -> Op:
+        x = _rand((N16M,), device)
+        c = x > 0.5
+        return lambda: x.masked_fill_(c, 0.5)
+
+    _family("masked_fill_ in place", "16M float32", 2 * 4 * N16M + N16M, masked_fill)
 
     def addcmul(device: str) -> Op:
         x, y, z = _rand((N16M,), device), _rand((N16M,), device), _rand((N16M,), device)

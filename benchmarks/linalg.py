@@ -91,6 +91,12 @@ def argmax_rows(device: str) -> Op:
     return lambda: x.argmax(1)
 
 
+@benchmark("topk(10, -1)", size="1024x1024", unit="GB/s", work=4 * 1024 * 1024, repeat=5)
+def topk(device: str) -> Op:
+    x = _rand(1024, 1024, device=device)
+    return lambda: x.topk(10, -1)
+
+
 @benchmark("softmax(-1)", size="4096x1024", unit="GB/s", work=2 * 4 * 4096 * 1024)
 def softmax(device: str) -> Op:
     x = _rand(4096, 1024, device=device)
