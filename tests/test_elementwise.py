@@ -492,6 +492,16 @@ def test_zero_dim_foo_tensor_operand_matches_cpu(case):
         assert_matches(*outcome, op.exact, op.zero_sign)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int32], ids=dtype_id)
+def test_every_operand_an_expanded_element_matches_cpu(dtype):
+    """Every input one element broadcast (the kernel reads each once, and has no vector operand)."""
+    a, b = torch.tensor(3, dtype=dtype).expand(7, 9), torch.tensor(-2, dtype=dtype).expand(7, 9)
+    for fn in [torch.mul, torch.add, lambda x, y: torch.where(x > y, x, y)]:
+        outcome = run_like_cpu(lambda fn=fn: fn(a, b), lambda fn=fn: fn(a.to(FOO), b.to(FOO)))
+        assert outcome is not None
+        assert_matches(*outcome, exact=True)
+
+
 # where's operands: each in turn a 0-dim foo tensor (or the other value a Python number); mixed dtypes.
 WHERE_SCALAR_CASES = {
     "python_other": lambda m, x, s: torch.where(m, x, 0.5),

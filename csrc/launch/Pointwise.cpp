@@ -51,6 +51,8 @@ c10::ScalarType common_type(const at::TensorIteratorBase& iter, c10::ScalarType 
 // 2-byte alignment), so a float16 operand must start on a whole vector.
 bool can_vectorize(const at::TensorIteratorBase& iter, c10::ScalarType compute, int width, uint8_t scalar_inputs) {
   if (compute != c10::kFloat && compute != c10::kDouble) return false;
+  // Inputs that are all values (0-dim tensors expanded) would give the op a scalar, not a vector.
+  if (scalar_inputs == (1 << iter.ninputs()) - 1) return false;
   for (int a = 0; a < iter.ntensors(); ++a) {
     if (a > 0 && (scalar_inputs & (1 << (a - 1)))) continue;
     const c10::ScalarType type = iter.dtype(a);
