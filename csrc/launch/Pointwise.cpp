@@ -46,15 +46,21 @@ c10::ScalarType common_type(const at::TensorIteratorBase& iter, c10::ScalarType 
   return common != c10::ScalarType::Undefined ? common : iter.dtype(iter.noutputs());
 }
 
+// Whether operand `a` (0: the output) is an input the kernel reads as a value (bit a - 1 of
+// `value_inputs`: a CPU scalar or one element on the device).
+bool is_value_input(uint8_t value_inputs, int a) {
+  return a > 0 && (value_inputs & (1 << (a - 1)));
+}
+
 // Vector loads need every tensor in the compute dtype, or in float16 for float (vload_halfN).
 // NOTE: PoCL 3.1 compiles vload_half8/vstore_half8 to 16-byte aligned moves (the spec asks only for
 // 2-byte alignment), so a float16 operand must start on a whole vector.
-bool can_vectorize(const at::TensorIteratorBase& iter, c10::ScalarType compute, int width, uint8_t scalar_inputs) {
+bool can_vectorize(const at::TensorIteratorBase& iter, c10::ScalarType compute, int width, uint8_t value_inputs) {
   if (compute != c10::kFloat && compute != c10::kDouble) return false;
   // Inputs that are all values (0-dim tensors expanded) would give the op a scalar, not a vector.
-  if (scalar_inputs == (1 << iter.ninputs()) - 1) return false;
+  if (value_inputs == (1 << iter.ninputs()) - 1) return false;
   for (int a = 0; a < iter.ntensors(); ++a) {
-    if (a > 0 && (scalar_inputs & (1 << (a - 1)))) continue;
+    if (is_value_input(value_inputs, a)) continue;
     const c10::ScalarType type = iter.dtype(a);
     if (type == c10::kHalf && compute == c10::kFloat) {
       if (!is_vector_aligned(iter.data_ptr(a), width * sizeof(c10::Half))) return false;
@@ -76,11 +82,11 @@ uint8_t device_scalar_inputs(const at::TensorIteratorBase& iter) {
   return bits;
 }
 
-// Whether every operand is contiguous but the inputs read as values (`scalar_inputs`, bit k for input k).
-bool is_contiguous_ignoring_scalars(const at::TensorIteratorBase& iter, uint8_t scalar_inputs) {
+// Whether every operand is contiguous but the inputs read as values (`value_inputs`).
+bool is_contiguous_ignoring_scalars(const at::TensorIteratorBase& iter, uint8_t value_inputs) {
   if (iter.ndim() > 1) return false;
   for (int a = 0; a < iter.ntensors(); ++a) {
-    if ((a > 0 && (scalar_inputs & (1 << (a - 1)))) || iter.numel() <= 1) continue;
+    if (is_value_input(value_inputs, a) || iter.numel() <= 1) continue;
     if (iter.strides(a)[0] != static_cast<int64_t>(c10::elementSize(iter.dtype(a)))) return false;
   }
   return true;
@@ -355,11 +361,12 @@ void launch_pointwise(at::TensorIteratorBase& iter, const std::string& key, std:
       16 * iter.ntensors() + 6 * c10::elementSize(variant.compute) + sizeof(cl_ulong), kNonLayoutArgBytes);
   variant.layout_dims = static_cast<int8_t>(max_layout_dims(variant.device, 1 + iter.ntensors(), other_arg_bytes));
   const uint8_t device_scalars = device_scalar_inputs(iter);
-  if (is_contiguous_ignoring_scalars(iter, variant.cpu_scalars | device_scalars)) {
+  const uint8_t value_inputs = variant.cpu_scalars | device_scalars;
+  if (is_contiguous_ignoring_scalars(iter, value_inputs)) {
     variant.device_scalars = device_scalars;
     variant.vectorized = variant.rounding == c10::ScalarType::Undefined &&
                          can_vectorize(iter, variant.compute, runtime::device_info(variant.device).vector_width,
-                                       variant.cpu_scalars | device_scalars);
+                                       value_inputs);
     bind_and_launch(KernelCall(variant.device, variant_kernel(variant, iter.ninputs()), "pointwise_contig", key), {},
                     nullptr, n);
     return;
